@@ -1,0 +1,69 @@
+//! The exact baseline: a `hashbrown` set of every hash seen. It never errs (hashes are a
+//! bijection of keys for a fixed seed, see [`crate::hash::hash_key`]) and its memory is
+//! unbounded; it is the sanity baseline, not a contender.
+
+use crate::{DuplicateFilter, Occupancy, OccupancyKind};
+use hashbrown::HashSet;
+
+/// Identity hasher: the keys are already uniform 64-bit hashes.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct IdentityHasher(u64);
+
+impl core::hash::Hasher for IdentityHasher {
+    #[inline(always)]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline(always)]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    #[inline(always)]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
+    }
+}
+
+/// `BuildHasher` for [`IdentityHasher`].
+pub type BuildIdentity = core::hash::BuildHasherDefault<IdentityHasher>;
+
+/// Exact duplicate detection with a hash set.
+#[derive(Debug, Default, Clone)]
+pub struct Exact {
+    seen: HashSet<u64, BuildIdentity>,
+}
+
+impl Exact {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty set pre-sized for `n` distinct elements.
+    pub fn with_capacity(n: usize) -> Self {
+        Self { seen: HashSet::with_capacity_and_hasher(n, BuildIdentity::default()) }
+    }
+}
+
+impl DuplicateFilter for Exact {
+    #[inline]
+    fn step(&mut self, hash: u64) -> bool {
+        !self.seen.insert(hash)
+    }
+    /// The set's payload: 64 bits per stored hash (an unbounded structure: no budget applies).
+    fn memory_bits(&self) -> u64 {
+        self.seen.len() as u64 * 64
+    }
+    fn name(&self) -> &'static str {
+        "exact"
+    }
+    fn params(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+    fn occupancy(&self) -> Occupancy {
+        let cap = self.seen.capacity().max(1) as f64;
+        Occupancy { kind: OccupancyKind::FilledFraction, value: self.seen.len() as f64 / cap }
+    }
+}

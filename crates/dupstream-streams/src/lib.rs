@@ -1,0 +1,2 @@
+//! Deterministic streams and exact ground truth (being written).
+#![forbid(unsafe_code)]
