@@ -35,6 +35,7 @@ mod raw;
 pub mod rng;
 pub mod rsbf;
 pub mod sbf;
+pub mod spec;
 pub mod sqf;
 pub mod theory;
 
