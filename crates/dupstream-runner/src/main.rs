@@ -1,1 +1,91 @@
-fn main() {}
+//! `dupstream`: reproduce and extend the published evaluations of approximate duplicate
+//! detection in unbounded streams.
+#![forbid(unsafe_code)]
+
+mod error;
+mod exec;
+mod experiment;
+mod output;
+mod plot;
+mod progress;
+mod run;
+mod table;
+mod units;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const EXAMPLES: &str = "\
+Examples:
+  dupstream run experiments/bera-journal/table7.toml --scale 64
+      Bera et al. Table 7 at 1/64 of the paper's stream length and memory (about a minute)
+  dupstream run experiments/bera-journal/table7.toml
+      the same at full scale: 20 runs over 10^9 elements
+  dupstream run my.toml --threads 1 --out /tmp/mine
+  dupstream run my.toml --resume            continue an interrupted run
+  dupstream list                            the experiment catalogue
+  dupstream compare results/bera-journal-table7/<date>-<rev>-scale64
+  dupstream plot results/bera-journal-table7/<date>-<rev>-scale64
+
+Exit codes: 0 success, 1 failure while running, 2 invalid experiment file or arguments.";
+
+/// Reproduce published evaluations of approximate duplicate detection in streams
+/// (Stable Bloom filters and successors), and run your own.
+#[derive(Debug, Parser)]
+#[command(name = "dupstream", version, after_help = EXAMPLES, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run an experiment: generate each stream once, label it exactly, run every grid cell in
+    /// parallel and write raw.csv, table.csv/.md, charts, run.toml and manifest.json.
+    #[command(after_help = EXAMPLES)]
+    Run(run::RunArgs),
+    /// List the experiment catalogue (every *.toml under a directory) with descriptions.
+    List {
+        /// Directory to scan.
+        #[arg(default_value = "experiments")]
+        dir: PathBuf,
+    },
+    /// Re-draw a results directory's charts from its raw.csv (no recomputation).
+    Plot {
+        /// A results directory written by `dupstream run`.
+        results_dir: PathBuf,
+    },
+    /// Compare a results directory with the paper's values: rewrites table.csv/.md and prints it.
+    Compare {
+        /// A results directory written by `dupstream run`.
+        results_dir: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    let result = match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::List { dir } => run::list(&dir),
+        Command::Plot { results_dir } => run::plot(&results_dir),
+        Command::Compare { results_dir } => run::compare(&results_dir),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if let Some(cfg) = e.downcast_ref::<error::ConfigError>() {
+                eprintln!("error: {cfg}");
+                return ExitCode::from(2);
+            }
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
