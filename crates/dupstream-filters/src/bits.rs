@@ -14,7 +14,10 @@ impl BitArray {
     /// An all-zero array of `len` bits.
     pub fn new(structure: &'static str, len: u64) -> Result<Self> {
         let words = words_for_bits(structure, len)?;
-        Ok(Self { words: vec![0; words], len })
+        Ok(Self {
+            words: vec![0; words],
+            len,
+        })
     }
 
     /// Number of bits.
@@ -95,13 +98,24 @@ impl PackedArray {
     /// # Panics
     /// If `width` is 0 or above [`Self::MAX_WIDTH`]: callers validate widths first.
     pub fn new(structure: &'static str, len: u64, width: u32) -> Result<Self> {
-        assert!((1..=Self::MAX_WIDTH).contains(&width), "cell width {width} out of range");
+        assert!(
+            (1..=Self::MAX_WIDTH).contains(&width),
+            "cell width {width} out of range"
+        );
         let bits = len
             .checked_mul(u64::from(width))
-            .ok_or(crate::Error::CapacityTooLarge { structure, bits: u64::MAX })?;
+            .ok_or(crate::Error::CapacityTooLarge {
+                structure,
+                bits: u64::MAX,
+            })?;
         // One spare word so that a straddling read of the last cell stays in bounds.
         let words = words_for_bits(structure, bits)? + 1;
-        Ok(Self { words: vec![0; words], len, width, mask: (1u64 << width) - 1 })
+        Ok(Self {
+            words: vec![0; words],
+            len,
+            width,
+            mask: (1u64 << width) - 1,
+        })
     }
 
     /// Number of cells.
@@ -140,7 +154,11 @@ impl PackedArray {
         let w = (bit >> 6) as usize;
         let off = (bit & 63) as u32;
         let lo = self.words[w] >> off;
-        let v = if off + self.width > 64 { lo | (self.words[w + 1] << (64 - off)) } else { lo };
+        let v = if off + self.width > 64 {
+            lo | (self.words[w + 1] << (64 - off))
+        } else {
+            lo
+        };
         v & self.mask
     }
 

@@ -21,7 +21,9 @@ pub enum Error {
         reason: String,
     },
     /// The memory budget cannot hold even the smallest instance of the structure.
-    #[error("memory budget of {budget_bits} bits is too small for {structure}: needs at least {needed_bits} bits")]
+    #[error(
+        "memory budget of {budget_bits} bits is too small for {structure}: needs at least {needed_bits} bits"
+    )]
     BudgetTooSmall {
         /// Structure name.
         structure: &'static str,
@@ -44,11 +46,20 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Returns `Err(InvalidParameter)` unless `ok`.
-pub(crate) fn ensure(ok: bool, name: &'static str, value: impl ToString, reason: &str) -> Result<()> {
+pub(crate) fn ensure(
+    ok: bool,
+    name: &'static str,
+    value: impl ToString,
+    reason: &str,
+) -> Result<()> {
     if ok {
         Ok(())
     } else {
-        Err(Error::InvalidParameter { name, value: value.to_string(), reason: reason.to_string() })
+        Err(Error::InvalidParameter {
+            name,
+            value: value.to_string(),
+            reason: reason.to_string(),
+        })
     }
 }
 

@@ -43,7 +43,9 @@ impl Exact {
 
     /// An empty set pre-sized for `n` distinct elements.
     pub fn with_capacity(n: usize) -> Self {
-        Self { seen: HashSet::with_capacity_and_hasher(n, BuildIdentity::default()) }
+        Self {
+            seen: HashSet::with_capacity_and_hasher(n, BuildIdentity::default()),
+        }
     }
 }
 
@@ -64,6 +66,9 @@ impl DuplicateFilter for Exact {
     }
     fn occupancy(&self) -> Occupancy {
         let cap = self.seen.capacity().max(1) as f64;
-        Occupancy { kind: OccupancyKind::FilledFraction, value: self.seen.len() as f64 / cap }
+        Occupancy {
+            kind: OccupancyKind::FilledFraction,
+            value: self.seen.len() as f64 / cap,
+        }
     }
 }

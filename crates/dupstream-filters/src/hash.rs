@@ -53,7 +53,10 @@ impl DoubleHash {
     /// Splits a key hash into the two double-hashing components.
     #[inline(always)]
     pub const fn new(h: u64) -> Self {
-        Self { h1: h, h2: rehash(h, 0x5bd1_e995) | 1 }
+        Self {
+            h1: h,
+            h2: rehash(h, 0x5bd1_e995) | 1,
+        }
     }
 
     /// The `i`-th index in `0..m`.
@@ -90,7 +93,10 @@ mod tests {
             counts[r as usize] += 1;
         }
         // Each bucket expects 1000 hits, sd ~31.6; 6 sd bounds fail with p < 1e-6 per bucket.
-        assert!(counts.iter().all(|&c| (810..=1190).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (810..=1190).contains(&c)),
+            "{counts:?}"
+        );
     }
 
     #[test]

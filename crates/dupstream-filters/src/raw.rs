@@ -29,7 +29,11 @@ pub(crate) fn prefetch<T>(ptr: *const T) {
 #[inline(always)]
 pub(crate) fn prefetch_word(words: &[u64], index: usize) {
     if cfg!(debug_assertions) {
-        assert!(index < words.len(), "prefetch out of bounds: {index} >= {}", words.len());
+        assert!(
+            index < words.len(),
+            "prefetch out of bounds: {index} >= {}",
+            words.len()
+        );
     }
     // `wrapping_add` keeps the pointer arithmetic defined even for an out-of-range index in
     // release builds; the prefetch of such an address is harmless (see above).

@@ -12,7 +12,9 @@ pub type FilterRng = rand_xoshiro::Xoshiro256PlusPlus;
 /// A generator for structure `seed`, sub-stream `stream` (so one structure can own several
 /// independent generators).
 pub fn filter_rng(seed: u64, stream: u64) -> FilterRng {
-    FilterRng::seed_from_u64(crate::hash::mix64(seed ^ crate::hash::mix64(stream.wrapping_add(0x0123_4567))))
+    FilterRng::seed_from_u64(crate::hash::mix64(
+        seed ^ crate::hash::mix64(stream.wrapping_add(0x0123_4567)),
+    ))
 }
 
 /// A uniform `f64` in `[0, 1)` from the top 53 bits of a `u64`.

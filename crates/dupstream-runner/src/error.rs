@@ -16,11 +16,26 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
-    pub fn new(file: &Path, line: Option<usize>, key: Option<&str>, message: impl Into<String>) -> Self {
+    pub fn new(
+        file: &Path,
+        line: Option<usize>,
+        key: Option<&str>,
+        message: impl Into<String>,
+    ) -> Self {
         let message: String = message.into();
         // Keep it to one line: the TOML crate's messages may span several.
-        let message = message.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
-        Self { file: file.to_path_buf(), line, key: key.map(str::to_string), message }
+        let message = message
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
+        Self {
+            file: file.to_path_buf(),
+            line,
+            key: key.map(str::to_string),
+            message,
+        }
     }
 }
 
@@ -41,7 +56,11 @@ impl std::error::Error for ConfigError {}
 
 /// 1-based line number of byte offset `offset` in `src`.
 pub fn line_of(src: &str, offset: usize) -> usize {
-    src[..offset.min(src.len())].bytes().filter(|&b| b == b'\n').count() + 1
+    src[..offset.min(src.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// The line, inside the byte range `span` of `src`, on which `key = ` is written; falls back

@@ -23,7 +23,11 @@ pub fn hash_seed(seed: u64) -> u64 {
 /// not depend on anything but the seed and the cell's structure and memory, so adding a cell
 /// to an experiment does not change the others' results.
 pub fn filter_seed(seed: u64, cell: &Cell) -> u64 {
-    let name = cell.filter.name().bytes().fold(0u64, |h, b| mix64(h ^ u64::from(b)));
+    let name = cell
+        .filter
+        .name()
+        .bytes()
+        .fold(0u64, |h, b| mix64(h ^ u64::from(b)));
     mix64(seed ^ mix64(name ^ cell.memory_nominal_bits))
 }
 
@@ -53,7 +57,12 @@ pub fn checkpoints(exp: &Experiment, n: u64) -> Vec<u64> {
 }
 
 /// Runs one cell over its stream, scoring against the shared ground truth.
-pub fn run_cell(exp: &Experiment, cell: &Cell, truth: &GroundTruth, progress: &Progress) -> Result<(Vec<RawRow>, CellTiming)> {
+pub fn run_cell(
+    exp: &Experiment,
+    cell: &Cell,
+    truth: &GroundTruth,
+    progress: &Progress,
+) -> Result<(Vec<RawRow>, CellTiming)> {
     let case = &exp.streams[cell.stream];
     let start = Instant::now();
     let mut filter = cell
@@ -64,7 +73,10 @@ pub fn run_cell(exp: &Experiment, cell: &Cell, truth: &GroundTruth, progress: &P
     let stops = checkpoints(exp, n);
     let labels = truth.label_words();
     let hseed = hash_seed(case.seed);
-    let mut stream = case.spec.open().with_context(|| format!("opening stream {}", case.spec.describe()))?;
+    let mut stream = case
+        .spec
+        .open()
+        .with_context(|| format!("opening stream {}", case.spec.describe()))?;
     let mut keys = vec![0u64; BATCH];
     let mut hashes = vec![0u64; BATCH];
     let mut verdicts = vec![false; BATCH];
@@ -78,7 +90,10 @@ pub fn run_cell(exp: &Experiment, cell: &Cell, truth: &GroundTruth, progress: &P
             let want = ((stop - pos) as usize).min(BATCH);
             let got = stream.fill(&mut keys[..want])?;
             if got == 0 {
-                bail!("stream {} ended at {pos} elements, but its ground truth has {n}", case.spec.describe());
+                bail!(
+                    "stream {} ended at {pos} elements, but its ground truth has {n}",
+                    case.spec.describe()
+                );
             }
             for (h, &k) in hashes[..got].iter_mut().zip(&keys[..got]) {
                 *h = hash_key(k, hseed);
@@ -110,8 +125,15 @@ pub fn run_cell(exp: &Experiment, cell: &Cell, truth: &GroundTruth, progress: &P
 
 /// Runs every cell not yet finished in `dir`, stream by stream. Returns per-cell timings
 /// (finished ones read back) and the ground-truth statistics of each stream.
-pub fn run_all(exp: &Experiment, dir: &Path, threads: usize, progress: &Progress) -> Result<(Vec<CellTiming>, Vec<output::StreamRow>)> {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+pub fn run_all(
+    exp: &Experiment,
+    dir: &Path,
+    threads: usize,
+    progress: &Progress,
+) -> Result<(Vec<CellTiming>, Vec<output::StreamRow>)> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
     let mut timings = Vec::new();
     let mut stream_rows = Vec::new();
     for (si, case) in exp.streams.iter().enumerate() {
@@ -130,10 +152,21 @@ pub fn run_all(exp: &Experiment, dir: &Path, threads: usize, progress: &Progress
         // cheap next to the cells.
         let gt_start = Instant::now();
         progress.message(&format!("ground truth for {}", case.spec.describe()));
-        let truth = GroundTruth::compute(&case.spec).with_context(|| format!("ground truth for {}", case.spec.describe()))?;
-        stream_rows.push(output::stream_row(si, case, &truth, gt_start.elapsed().as_secs_f64()));
+        let truth = GroundTruth::compute(&case.spec)
+            .with_context(|| format!("ground truth for {}", case.spec.describe()))?;
+        stream_rows.push(output::stream_row(
+            si,
+            case,
+            &truth,
+            gt_start.elapsed().as_secs_f64(),
+        ));
         // Longest cells first, so the last ones to finish are short.
-        todo.sort_by(|a, b| b.filter.relative_cost().total_cmp(&a.filter.relative_cost()).then(b.memory_bits.cmp(&a.memory_bits)));
+        todo.sort_by(|a, b| {
+            b.filter
+                .relative_cost()
+                .total_cmp(&a.filter.relative_cost())
+                .then(b.memory_bits.cmp(&a.memory_bits))
+        });
         let results: Vec<Result<CellTiming>> = pool.install(|| {
             todo.par_iter()
                 .map(|cell| {

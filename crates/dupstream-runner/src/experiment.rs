@@ -100,7 +100,10 @@ fn default_columns() -> Dim {
 
 impl Default for TableLayout {
     fn default() -> Self {
-        Self { rows: default_rows(), columns: default_columns() }
+        Self {
+            rows: default_rows(),
+            columns: default_columns(),
+        }
     }
 }
 
@@ -199,13 +202,23 @@ pub struct Experiment {
 
 /// Reads and validates an experiment file. `scale_override` is `--scale`.
 pub fn load(file: &Path, scale_override: Option<u64>) -> Result<Experiment, ConfigError> {
-    let source = std::fs::read_to_string(file)
-        .map_err(|e| ConfigError::new(file, None, None, format!("cannot read experiment file: {e}")))?;
+    let source = std::fs::read_to_string(file).map_err(|e| {
+        ConfigError::new(
+            file,
+            None,
+            None,
+            format!("cannot read experiment file: {e}"),
+        )
+    })?;
     parse(file, &source, scale_override)
 }
 
 /// Validates experiment text (see [`load`]).
-pub fn parse(file: &Path, source: &str, scale_override: Option<u64>) -> Result<Experiment, ConfigError> {
+pub fn parse(
+    file: &Path,
+    source: &str,
+    scale_override: Option<u64>,
+) -> Result<Experiment, ConfigError> {
     let raw: RawExperiment = toml::from_str(source).map_err(|e| {
         let line = e.span().map(|s| line_of(source, s.start));
         let key = unknown_field(e.message()).or_else(|| key_at(source, e.span()));
@@ -227,31 +240,66 @@ fn unknown_field(msg: &str) -> Option<String> {
 /// The key written at the start of the line a span begins on.
 fn key_at(source: &str, span: Option<Range<usize>>) -> Option<String> {
     let span = span?;
-    let line_start = source[..span.start.min(source.len())].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = source[..span.start.min(source.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
     let line = source[line_start..].lines().next()?;
     let (key, _) = line.split_once('=')?;
     Some(key.trim().to_string())
 }
 
-fn err_at(file: &Path, source: &str, span: Range<usize>, key: &str, msg: impl Into<String>) -> ConfigError {
+fn err_at(
+    file: &Path,
+    source: &str,
+    span: Range<usize>,
+    key: &str,
+    msg: impl Into<String>,
+) -> ConfigError {
     ConfigError::new(file, Some(line_of_key(source, span, key)), Some(key), msg)
 }
 
-fn validate(file: &Path, source: &str, raw: RawExperiment, scale_override: Option<u64>) -> Result<Experiment, ConfigError> {
+fn validate(
+    file: &Path,
+    source: &str,
+    raw: RawExperiment,
+    scale_override: Option<u64>,
+) -> Result<Experiment, ConfigError> {
     let whole = 0..source.len();
-    if raw.name.is_empty() || !raw.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
-        return Err(err_at(file, source, whole, "name", "must be non-empty and use only letters, digits, '-' and '_'"));
+    if raw.name.is_empty()
+        || !raw
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(err_at(
+            file,
+            source,
+            whole,
+            "name",
+            "must be non-empty and use only letters, digits, '-' and '_'",
+        ));
     }
     let scale = scale_override.or(raw.run.scale).unwrap_or(1);
     if scale == 0 {
-        return Err(err_at(file, source, whole.clone(), "scale", "--scale must be at least 1"));
+        return Err(err_at(
+            file,
+            source,
+            whole.clone(),
+            "scale",
+            "--scale must be at least 1",
+        ));
     }
 
     // Memory sizes.
     let mut memories = Vec::new();
     for m in &raw.grid.memory {
         let bits = parse_bits(m.get_ref()).map_err(|e| {
-            ConfigError::new(file, Some(line_of(source, m.span().start)), Some("grid.memory"), format!("bad unit: {e}"))
+            ConfigError::new(
+                file,
+                Some(line_of(source, m.span().start)),
+                Some("grid.memory"),
+                format!("bad unit: {e}"),
+            )
         })?;
         if bits / scale == 0 {
             return Err(ConfigError::new(
@@ -264,7 +312,13 @@ fn validate(file: &Path, source: &str, raw: RawExperiment, scale_override: Optio
         memories.push(bits);
     }
     if memories.is_empty() {
-        return Err(err_at(file, source, whole.clone(), "memory", "the grid needs at least one memory size"));
+        return Err(err_at(
+            file,
+            source,
+            whole.clone(),
+            "memory",
+            "the grid needs at least one memory size",
+        ));
     }
 
     // Streams: expand swept values, then seeds.
@@ -274,49 +328,115 @@ fn validate(file: &Path, source: &str, raw: RawExperiment, scale_override: Optio
     for combo in stream_combos {
         let seeds: Vec<u64> = match (&raw.grid.seeds, combo.get("seed")) {
             (Some(s), _) => s.clone(),
-            (None, Some(v)) => vec![v.as_integer().and_then(|i| u64::try_from(i).ok()).ok_or_else(|| {
-                err_at(file, source, stream_span.clone(), "seed", "must be a non-negative integer")
-            })?],
+            (None, Some(v)) => vec![
+                v.as_integer()
+                    .and_then(|i| u64::try_from(i).ok())
+                    .ok_or_else(|| {
+                        err_at(
+                            file,
+                            source,
+                            stream_span.clone(),
+                            "seed",
+                            "must be a non-negative integer",
+                        )
+                    })?,
+            ],
             (None, None) => vec![1],
         };
         if seeds.is_empty() {
-            return Err(err_at(file, source, whole.clone(), "seeds", "needs at least one seed"));
+            return Err(err_at(
+                file,
+                source,
+                whole.clone(),
+                "seeds",
+                "needs at least one seed",
+            ));
         }
         for seed in seeds {
             let mut table = combo.clone();
-            let kind = table.get("kind").and_then(|v| v.as_str()).unwrap_or("").to_string();
+            let kind = table
+                .get("kind")
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string();
             if kind != "replay" {
                 table.insert("seed".into(), toml::Value::Integer(seed as i64));
             }
-            let nominal: StreamSpec = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| {
-                let key = unknown_field(e.message()).unwrap_or_else(|| "stream".into());
-                err_at(file, source, stream_span.clone(), &key, format!("[stream]: {}", e.message()))
+            let nominal: StreamSpec =
+                toml::Value::Table(table)
+                    .try_into()
+                    .map_err(|e: toml::de::Error| {
+                        let key = unknown_field(e.message()).unwrap_or_else(|| "stream".into());
+                        err_at(
+                            file,
+                            source,
+                            stream_span.clone(),
+                            &key,
+                            format!("[stream]: {}", e.message()),
+                        )
+                    })?;
+            nominal.validate().map_err(|e| {
+                ConfigError::new(
+                    file,
+                    Some(line_of(source, stream_span.start)),
+                    Some("stream"),
+                    e.to_string(),
+                )
             })?;
-            nominal.validate().map_err(|e| ConfigError::new(file, Some(line_of(source, stream_span.start)), Some("stream"), e.to_string()))?;
             let spec = nominal.scaled(scale);
             spec.validate().map_err(|e| {
-                ConfigError::new(file, Some(line_of(source, stream_span.start)), Some("stream"), format!("after --scale {scale}: {e}"))
+                ConfigError::new(
+                    file,
+                    Some(line_of(source, stream_span.start)),
+                    Some("stream"),
+                    format!("after --scale {scale}: {e}"),
+                )
             })?;
-            streams.push(StreamCase { spec, nominal, seed });
+            streams.push(StreamCase {
+                spec,
+                nominal,
+                seed,
+            });
         }
     }
 
     // Algorithms: expand swept parameters; `label` is ours, the rest is the structure's.
     let mut filters = Vec::new();
     if raw.algorithm.is_empty() {
-        return Err(err_at(file, source, whole.clone(), "algorithm", "at least one [[algorithm]] is needed"));
+        return Err(err_at(
+            file,
+            source,
+            whole.clone(),
+            "algorithm",
+            "at least one [[algorithm]] is needed",
+        ));
     }
     for alg in &raw.algorithm {
         let span = alg.span();
         let table = alg.get_ref();
-        let swept: Vec<String> =
-            table.iter().filter(|(k, v)| v.is_array() && k.as_str() != "label").map(|(k, _)| k.clone()).collect();
+        let swept: Vec<String> = table
+            .iter()
+            .filter(|(k, v)| v.is_array() && k.as_str() != "label")
+            .map(|(k, _)| k.clone())
+            .collect();
         for mut combo in expand(table) {
             let label = match combo.remove("label") {
                 Some(toml::Value::String(s)) => s,
-                Some(_) => return Err(err_at(file, source, span.clone(), "label", "must be a string")),
+                Some(_) => {
+                    return Err(err_at(
+                        file,
+                        source,
+                        span.clone(),
+                        "label",
+                        "must be a string",
+                    ));
+                }
                 None => {
-                    let name = combo.get("name").and_then(|v| v.as_str()).unwrap_or("?").to_string();
+                    let name = combo
+                        .get("name")
+                        .and_then(|v| v.as_str())
+                        .unwrap_or("?")
+                        .to_string();
                     let mut label = name;
                     for key in &swept {
                         label.push_str(&format!(" {key}={}", render_value(&combo[key])));
@@ -324,16 +444,28 @@ fn validate(file: &Path, source: &str, raw: RawExperiment, scale_override: Optio
                     label
                 }
             };
-            let spec: FilterSpec = toml::Value::Table(combo).try_into().map_err(|e: toml::de::Error| {
-                let mut msg = e.message().to_string();
-                if msg.contains("unknown variant") {
-                    msg = format!("unknown algorithm: {msg}");
-                }
-                let key = unknown_field(e.message()).map_or_else(|| "name".to_string(), |k| {
-                    if FilterSpec::NAMES.contains(&k.as_str()) || msg.contains("unknown algorithm") { "name".into() } else { k }
-                });
-                err_at(file, source, span.clone(), &key, msg)
-            })?;
+            let spec: FilterSpec =
+                toml::Value::Table(combo)
+                    .try_into()
+                    .map_err(|e: toml::de::Error| {
+                        let mut msg = e.message().to_string();
+                        if msg.contains("unknown variant") {
+                            msg = format!("unknown algorithm: {msg}");
+                        }
+                        let key = unknown_field(e.message()).map_or_else(
+                            || "name".to_string(),
+                            |k| {
+                                if FilterSpec::NAMES.contains(&k.as_str())
+                                    || msg.contains("unknown algorithm")
+                                {
+                                    "name".into()
+                                } else {
+                                    k
+                                }
+                            },
+                        );
+                        err_at(file, source, span.clone(), &key, msg)
+                    })?;
             filters.push((spec, label, span.clone()));
         }
     }
@@ -345,7 +477,17 @@ fn validate(file: &Path, source: &str, raw: RawExperiment, scale_override: Optio
             for (spec, label, span) in &filters {
                 let bits = mem / scale;
                 spec.memory_bits_for(bits).map_err(|e| {
-                    err_at(file, source, span.clone(), "name", format!("{} at {} (scaled: {bits} bits): {e}", spec.name(), format_bits(mem)))
+                    err_at(
+                        file,
+                        source,
+                        span.clone(),
+                        "name",
+                        format!(
+                            "{} at {} (scaled: {bits} bits): {e}",
+                            spec.name(),
+                            format_bits(mem)
+                        ),
+                    )
                 })?;
                 cells.push(Cell {
                     index: cells.len(),
@@ -360,10 +502,22 @@ fn validate(file: &Path, source: &str, raw: RawExperiment, scale_override: Optio
     }
 
     if raw.metrics.checkpoints.is_some() && raw.metrics.checkpoint_every.is_some() {
-        return Err(err_at(file, source, whole.clone(), "checkpoint_every", "give either checkpoints or checkpoint_every, not both"));
+        return Err(err_at(
+            file,
+            source,
+            whole.clone(),
+            "checkpoint_every",
+            "give either checkpoints or checkpoint_every, not both",
+        ));
     }
     if raw.metrics.checkpoints == Some(0) || raw.metrics.checkpoint_every == Some(0) {
-        return Err(err_at(file, source, whole.clone(), "checkpoints", "must be at least 1"));
+        return Err(err_at(
+            file,
+            source,
+            whole.clone(),
+            "checkpoints",
+            "must be at least 1",
+        ));
     }
     let reference = raw.reference.as_ref().map(|r| {
         let base = file.parent().unwrap_or(Path::new("."));
@@ -371,7 +525,13 @@ fn validate(file: &Path, source: &str, raw: RawExperiment, scale_override: Optio
     });
     if let Some((path, _)) = &reference {
         if !path.is_file() {
-            return Err(err_at(file, source, whole, "file", format!("reference file {} does not exist", path.display())));
+            return Err(err_at(
+                file,
+                source,
+                whole,
+                "file",
+                format!("reference file {} does not exist", path.display()),
+            ));
         }
     }
     Ok(Experiment {
@@ -387,7 +547,10 @@ fn validate(file: &Path, source: &str, raw: RawExperiment, scale_override: Optio
         checkpoint_every: raw.metrics.checkpoint_every.map(|c| (c / scale).max(1)),
         checkpoints: raw.metrics.checkpoints.unwrap_or(10),
         table: raw.output.table.unwrap_or_default(),
-        charts: raw.output.charts.unwrap_or_else(|| vec![ChartKind::RatesVsLength, ChartKind::RatesVsMemory]),
+        charts: raw
+            .output
+            .charts
+            .unwrap_or_else(|| vec![ChartKind::RatesVsLength, ChartKind::RatesVsMemory]),
     })
 }
 
@@ -396,7 +559,9 @@ fn expand(table: &toml::Table) -> Vec<toml::Table> {
     let mut out = vec![toml::Table::new()];
     for (k, v) in table {
         match v {
-            toml::Value::Array(items) if !items.is_empty() && !items.iter().all(toml::Value::is_table) => {
+            toml::Value::Array(items)
+                if !items.is_empty() && !items.iter().all(toml::Value::is_table) =>
+            {
                 let mut next = Vec::with_capacity(out.len() * items.len());
                 for base in &out {
                     for item in items {
@@ -427,6 +592,9 @@ fn render_value(v: &toml::Value) -> String {
 impl Experiment {
     /// Total elements over all cells (for progress and time estimates).
     pub fn total_elements(&self) -> Option<u64> {
-        self.cells.iter().map(|c| self.streams[c.stream].spec.declared_len()).sum()
+        self.cells
+            .iter()
+            .map(|c| self.streams[c.stream].spec.declared_len())
+            .sum()
     }
 }

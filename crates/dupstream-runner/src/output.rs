@@ -49,7 +49,9 @@ pub struct RawRow {
 /// The target distinct fraction of a stream spec, when it has one.
 pub fn distinct_target(spec: &StreamSpec) -> Option<f64> {
     match spec {
-        StreamSpec::Uniform { distinct_fraction, .. } => *distinct_fraction,
+        StreamSpec::Uniform {
+            distinct_fraction, ..
+        } => *distinct_fraction,
         _ => None,
     }
 }
@@ -61,7 +63,10 @@ pub fn stream_label(spec: &StreamSpec) -> String {
         return spec.describe();
     };
     t.remove("seed");
-    let kind = t.remove("kind").and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    let kind = t
+        .remove("kind")
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
     let mut parts = vec![kind];
     for (k, v) in t {
         let v = match v {
@@ -74,20 +79,34 @@ pub fn stream_label(spec: &StreamSpec) -> String {
 }
 
 /// Builds a row from a filter's state and the cumulative counts `[TN, FP, FN, TP]`.
-pub fn raw_row(exp: &Experiment, cell: &Cell, filter: &dyn DuplicateFilter, position: u64, counts: [u64; 4]) -> RawRow {
+pub fn raw_row(
+    exp: &Experiment,
+    cell: &Cell,
+    filter: &dyn DuplicateFilter,
+    position: u64,
+    counts: [u64; 4],
+) -> RawRow {
     let case = &exp.streams[cell.stream];
     let [tn, fp, fn_, tp] = counts;
     let unseen = tn + fp;
     let duplicates = tp + fn_;
     let params = filter.params();
-    let k = params.iter().find(|(name, _)| name.eq_ignore_ascii_case("k")).map(|(_, v)| v.clone()).unwrap_or_default();
+    let k = params
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("k"))
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
     let occ = filter.occupancy();
     RawRow {
         experiment: exp.name.clone(),
         cell: cell.index,
         algorithm: filter.name().to_string(),
         label: cell.label.clone(),
-        params: params.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";"),
+        params: params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(";"),
         k,
         memory: format_bits(cell.memory_nominal_bits),
         memory_nominal_bits: cell.memory_nominal_bits,
@@ -161,7 +180,8 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
     let tmp = dir.join(format!(".{name}.{}.partial", std::process::id()));
     std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
     Ok(())
 }
 
@@ -176,7 +196,10 @@ pub fn csv_bytes<T: Serialize>(rows: &[T]) -> Result<Vec<u8>> {
 
 fn cell_paths(dir: &Path, cell: usize) -> (PathBuf, PathBuf) {
     let cells = dir.join("cells");
-    (cells.join(format!("cell-{cell:05}.csv")), cells.join(format!("cell-{cell:05}.json")))
+    (
+        cells.join(format!("cell-{cell:05}.csv")),
+        cells.join(format!("cell-{cell:05}.json")),
+    )
 }
 
 /// Writes a finished cell: its timing first, then its rows (whose presence marks it done).
@@ -199,10 +222,13 @@ pub fn read_cell_timing(dir: &Path, cell: usize) -> Option<CellTiming> {
 
 /// Reads rows from a CSV file.
 pub fn read_rows<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
-    let mut r = csv::Reader::from_path(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut r =
+        csv::Reader::from_path(path).with_context(|| format!("reading {}", path.display()))?;
     let mut out = Vec::new();
     for (i, row) in r.deserialize().enumerate() {
-        out.push(row.with_context(|| format!("{}: line {}: malformed row", path.display(), i + 2))?);
+        out.push(
+            row.with_context(|| format!("{}: line {}: malformed row", path.display(), i + 2))?,
+        );
     }
     Ok(out)
 }
@@ -260,9 +286,12 @@ pub struct Machine {
 
 impl Machine {
     pub fn probe() -> Self {
-        let cpu = std::fs::read_to_string("/proc/cpuinfo")
-            .ok()
-            .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|s| s.trim().to_string()));
+        let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        });
         Self {
             os: std::env::consts::OS.to_string(),
             arch: std::env::consts::ARCH.to_string(),
@@ -310,7 +339,8 @@ pub fn git_revision() -> String {
     };
     match run(&["rev-parse", "--short", "HEAD"]) {
         Some(rev) if !rev.is_empty() => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+            let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty());
             if dirty { format!("{rev}-dirty") } else { rev }
         }
         _ => "unknown".to_string(),
@@ -319,7 +349,9 @@ pub fn git_revision() -> String {
 
 /// Today's date (UTC) as `YYYY-MM-DD`, from the system clock.
 pub fn today() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     let days = (secs / 86_400) as i64;
     // Howard Hinnant's civil_from_days.
     let z = days + 719_468;

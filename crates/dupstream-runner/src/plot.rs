@@ -55,15 +55,24 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> R
 where
     DB::ErrorType: 'static,
 {
-    let xs = || p.series.iter().chain(&p.markers).flat_map(|s| s.points.iter().map(|&(x, _)| x));
-    let ys = || {
+    let xs = || {
         p.series
             .iter()
             .chain(&p.markers)
-            .flat_map(|s| s.points.iter().map(|&(_, y)| y).chain(s.band.iter().flatten().map(|&(_, _, hi)| hi)))
+            .flat_map(|s| s.points.iter().map(|&(x, _)| x))
+    };
+    let ys = || {
+        p.series.iter().chain(&p.markers).flat_map(|s| {
+            s.points
+                .iter()
+                .map(|&(_, y)| y)
+                .chain(s.band.iter().flatten().map(|&(_, _, hi)| hi))
+        })
     };
     let tx = |x: f64| if p.x_log2 { x.max(1.0).log2() } else { x };
-    let (mut x0, mut x1) = xs().map(tx).fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let (mut x0, mut x1) = xs()
+        .map(tx)
+        .fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
     if x0 > x1 {
         (x0, x1) = (0.0, 1.0);
     }
@@ -94,9 +103,21 @@ where
         .configure_mesh()
         .x_desc(&p.x_desc)
         .y_desc(&p.y_desc)
-        .x_labels(if p.x_log2 { ((x1 - x0).round() as usize + 1).min(16) } else { 8 })
+        .x_labels(if p.x_log2 {
+            ((x1 - x0).round() as usize + 1).min(16)
+        } else {
+            8
+        })
         .x_label_formatter(&x_fmt)
-        .y_label_formatter(&|y: &f64| if y1 < 0.1 { format!("{y:.3}") } else if y1 < 10.0 { format!("{y:.2}") } else { format!("{y:.0}") })
+        .y_label_formatter(&|y: &f64| {
+            if y1 < 0.1 {
+                format!("{y:.3}")
+            } else if y1 < 10.0 {
+                format!("{y:.2}")
+            } else {
+                format!("{y:.0}")
+            }
+        })
         .label_style(("sans-serif", 12))
         .draw()
         .map_err(|e| anyhow!("chart: {e}"))?;
@@ -105,22 +126,41 @@ where
         if let Some(band) = &s.band {
             let mut poly: Vec<(f64, f64)> = band.iter().map(|&(x, lo, _)| (tx(x), lo)).collect();
             poly.extend(band.iter().rev().map(|&(x, _, hi)| (tx(x), hi)));
-            chart.draw_series(std::iter::once(Polygon::new(poly, color.mix(0.2).filled()))).map_err(|e| anyhow!("chart: {e}"))?;
+            chart
+                .draw_series(std::iter::once(Polygon::new(poly, color.mix(0.2).filled())))
+                .map_err(|e| anyhow!("chart: {e}"))?;
         }
         chart
-            .draw_series(LineSeries::new(s.points.iter().map(|&(x, y)| (tx(x), y)), color.stroke_width(2)))
+            .draw_series(LineSeries::new(
+                s.points.iter().map(|&(x, y)| (tx(x), y)),
+                color.stroke_width(2),
+            ))
             .map_err(|e| anyhow!("chart: {e}"))?
             .label(&s.label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
         chart
-            .draw_series(s.points.iter().map(|&(x, y)| Circle::new((tx(x), y), 3, color.filled())))
+            .draw_series(
+                s.points
+                    .iter()
+                    .map(|&(x, y)| Circle::new((tx(x), y), 3, color.filled())),
+            )
             .map_err(|e| anyhow!("chart: {e}"))?;
     }
     for m in &p.markers {
-        let idx = p.series.iter().position(|s| s.label == m.label).unwrap_or(0);
+        let idx = p
+            .series
+            .iter()
+            .position(|s| s.label == m.label)
+            .unwrap_or(0);
         let color = PALETTE[idx % PALETTE.len()];
         chart
-            .draw_series(m.points.iter().map(|&(x, y)| Cross::new((tx(x), y), 6, color.stroke_width(2))))
+            .draw_series(
+                m.points
+                    .iter()
+                    .map(|&(x, y)| Cross::new((tx(x), y), 6, color.stroke_width(2))),
+            )
             .map_err(|e| anyhow!("chart: {e}"))?;
     }
     chart
@@ -134,12 +174,18 @@ where
     Ok(())
 }
 
-fn draw_all<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, title: &str, panels: &[Panel]) -> Result<()>
+fn draw_all<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    title: &str,
+    panels: &[Panel],
+) -> Result<()>
 where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(|e| anyhow!("chart: {e}"))?;
-    let root = root.titled(title, ("sans-serif", 20)).map_err(|e| anyhow!("chart: {e}"))?;
+    let root = root
+        .titled(title, ("sans-serif", 20))
+        .map_err(|e| anyhow!("chart: {e}"))?;
     let areas = root.split_evenly((1, panels.len().max(1)));
     for (area, p) in areas.iter().zip(panels) {
         draw_panel(area, p)?;
@@ -153,12 +199,23 @@ pub fn render(base: &Path, title: &str, panels: &[Panel]) -> Result<Vec<PathBuf>
     register_font();
     let size = (560 * panels.len().max(1) as u32, 440);
     let mut svg = String::new();
-    draw_all(SVGBackend::with_string(&mut svg, size).into_drawing_area(), title, panels)?;
+    draw_all(
+        SVGBackend::with_string(&mut svg, size).into_drawing_area(),
+        title,
+        panels,
+    )?;
     let svg_path = base.with_extension("svg");
     atomic_write(&svg_path, svg.as_bytes())?;
     let png_path = base.with_extension("png");
-    let tmp = base.with_file_name(format!(".{}.partial.png", base.file_name().and_then(|n| n.to_str()).unwrap_or("chart")));
-    draw_all(BitMapBackend::new(&tmp, size).into_drawing_area(), title, panels)?;
+    let tmp = base.with_file_name(format!(
+        ".{}.partial.png",
+        base.file_name().and_then(|n| n.to_str()).unwrap_or("chart")
+    ));
+    draw_all(
+        BitMapBackend::new(&tmp, size).into_drawing_area(),
+        title,
+        panels,
+    )?;
     std::fs::rename(&tmp, &png_path)?;
     Ok(vec![png_path, svg_path])
 }
@@ -181,7 +238,11 @@ fn series_by<K: Ord + Clone>(
                 group.len() - 1
             }
         };
-        group[idx].1.entry(x(r).to_bits()).or_default().push(v * 100.0);
+        group[idx]
+            .1
+            .entry(x(r).to_bits())
+            .or_default()
+            .push(v * 100.0);
     }
     out.into_iter()
         .map(|(k, groups)| {
@@ -191,7 +252,10 @@ fn series_by<K: Ord + Clone>(
                     let mut points = Vec::new();
                     let mut band = Vec::new();
                     let mut multi = false;
-                    let mut sorted: Vec<(f64, Vec<f64>)> = pts.into_iter().map(|(x, v)| (f64::from_bits(x), v)).collect();
+                    let mut sorted: Vec<(f64, Vec<f64>)> = pts
+                        .into_iter()
+                        .map(|(x, v)| (f64::from_bits(x), v))
+                        .collect();
                     sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
                     for (x, vals) in sorted {
                         let (m, ci) = mean_ci(&vals);
@@ -200,7 +264,11 @@ fn series_by<K: Ord + Clone>(
                         let ci = if ci.is_finite() { ci } else { 0.0 };
                         band.push((x, (m - ci).max(0.0), m + ci));
                     }
-                    Series { label, points, band: multi.then_some(band) }
+                    Series {
+                        label,
+                        points,
+                        band: multi.then_some(band),
+                    }
                 })
                 .collect();
             (k, series)
@@ -209,7 +277,13 @@ fn series_by<K: Ord + Clone>(
 }
 
 /// Draws the charts an experiment asks for into `dir`.
-pub fn draw(dir: &Path, experiment: &str, rows: &[RawRow], charts: &[ChartKind], reference: &[PaperValue]) -> Result<Vec<PathBuf>> {
+pub fn draw(
+    dir: &Path,
+    experiment: &str,
+    rows: &[RawRow],
+    charts: &[ChartKind],
+    reference: &[PaperValue],
+) -> Result<Vec<PathBuf>> {
     let all: Vec<&RawRow> = rows.iter().collect();
     let finals: Vec<&RawRow> = {
         let mut last: BTreeMap<usize, &RawRow> = BTreeMap::new();
@@ -222,7 +296,10 @@ pub fn draw(dir: &Path, experiment: &str, rows: &[RawRow], charts: &[ChartKind],
         last.into_values().collect()
     };
     let paper_for = |r: &RawRow, metric: &str| {
-        reference.iter().find(|p| p.metric == metric && crate::table::reference_matches(p, r)).map(|p| p.value_pct / 100.0)
+        reference
+            .iter()
+            .find(|p| p.metric == metric && crate::table::reference_matches(p, r))
+            .map(|p| p.value_pct / 100.0)
     };
     let mut written = Vec::new();
     for chart in charts {
@@ -233,7 +310,10 @@ pub fn draw(dir: &Path, experiment: &str, rows: &[RawRow], charts: &[ChartKind],
                 let metrics: Vec<(&str, Box<dyn Fn(&RawRow) -> Option<f64>>)> = if occupancy {
                     vec![("occupancy", Box::new(|r: &RawRow| Some(r.occupancy)))]
                 } else {
-                    vec![("FPR", Box::new(|r: &RawRow| r.fpr)), ("FNR", Box::new(|r: &RawRow| r.fnr))]
+                    vec![
+                        ("FPR", Box::new(|r: &RawRow| r.fpr)),
+                        ("FNR", Box::new(|r: &RawRow| r.fnr)),
+                    ]
                 };
                 let mut per_metric: Vec<BTreeMap<_, Vec<Series>>> = Vec::new();
                 for (_, f) in &metrics {
@@ -252,15 +332,22 @@ pub fn draw(dir: &Path, experiment: &str, rows: &[RawRow], charts: &[ChartKind],
                                     .iter()
                                     .filter(|r| (r.memory_nominal_bits, r.stream.clone()) == *key)
                                     .filter_map(|r| {
-                                        paper_for(r, &name.to_lowercase())
-                                            .map(|v| Series { label: r.label.clone(), points: vec![(r.position as f64, v * 100.0)], band: None })
+                                        paper_for(r, &name.to_lowercase()).map(|v| Series {
+                                            label: r.label.clone(),
+                                            points: vec![(r.position as f64, v * 100.0)],
+                                            band: None,
+                                        })
                                     })
                                     .collect()
                             };
                             Panel {
                                 title: format!("{name} vs stream length ({memory})"),
                                 x_desc: "elements".into(),
-                                y_desc: if occupancy { "occupancy (%)".into() } else { format!("{name} (%)") },
+                                y_desc: if occupancy {
+                                    "occupancy (%)".into()
+                                } else {
+                                    format!("{name} (%)")
+                                },
                                 x_log2: false,
                                 series: m.get(key).cloned().unwrap_or_default(),
                                 markers,
@@ -273,8 +360,20 @@ pub fn draw(dir: &Path, experiment: &str, rows: &[RawRow], charts: &[ChartKind],
             }
             ChartKind::RatesVsMemory | ChartKind::RatesVsK => {
                 let by_memory = *chart == ChartKind::RatesVsMemory;
-                let x = |r: &RawRow| if by_memory { r.memory_nominal_bits as f64 } else { r.k.parse().unwrap_or(0.0) };
-                let group = |r: &RawRow| if by_memory { (r.stream.clone(), String::new()) } else { (r.stream.clone(), r.memory.clone()) };
+                let x = |r: &RawRow| {
+                    if by_memory {
+                        r.memory_nominal_bits as f64
+                    } else {
+                        r.k.parse().unwrap_or(0.0)
+                    }
+                };
+                let group = |r: &RawRow| {
+                    if by_memory {
+                        (r.stream.clone(), String::new())
+                    } else {
+                        (r.stream.clone(), r.memory.clone())
+                    }
+                };
                 let mut relabelled: Vec<RawRow> = finals.iter().map(|r| (*r).clone()).collect();
                 if !by_memory {
                     for r in &mut relabelled {
@@ -288,7 +387,13 @@ pub fn draw(dir: &Path, experiment: &str, rows: &[RawRow], charts: &[ChartKind],
                     let markers = |metric: &str| -> Vec<Series> {
                         rel.iter()
                             .filter(|r| r.stream == *stream)
-                            .filter_map(|r| paper_for(r, metric).map(|v| Series { label: r.label.clone(), points: vec![(x(r), v * 100.0)], band: None }))
+                            .filter_map(|r| {
+                                paper_for(r, metric).map(|v| Series {
+                                    label: r.label.clone(),
+                                    points: vec![(x(r), v * 100.0)],
+                                    band: None,
+                                })
+                            })
                             .collect()
                     };
                     let what = if by_memory { "memory" } else { "k" };

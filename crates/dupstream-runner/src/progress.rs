@@ -25,9 +25,17 @@ impl Progress {
                     .progress_chars("=> "),
             );
             overall.set_prefix("overall");
-            Self { multi: Some(multi), overall, quiet }
+            Self {
+                multi: Some(multi),
+                overall,
+                quiet,
+            }
         } else {
-            Self { multi: None, overall: ProgressBar::hidden(), quiet }
+            Self {
+                multi: None,
+                overall: ProgressBar::hidden(),
+                quiet,
+            }
         }
     }
 
@@ -37,9 +45,11 @@ impl Progress {
             Some(m) => {
                 let bar = m.add(ProgressBar::new(len));
                 bar.set_style(
-                    ProgressStyle::with_template("{prefix:>24} [{bar:30}] {percent:>3}% {per_sec} ETA {eta}")
-                        .expect("valid template")
-                        .progress_chars("=> "),
+                    ProgressStyle::with_template(
+                        "{prefix:>24} [{bar:30}] {percent:>3}% {per_sec} ETA {eta}",
+                    )
+                    .expect("valid template")
+                    .progress_chars("=> "),
                 );
                 bar.set_prefix(label.chars().take(24).collect::<String>());
                 bar
@@ -61,7 +71,10 @@ impl Progress {
     }
 
     pub fn cell_done(&self, t: &CellTiming) {
-        let line = format!("cell {:>3} {:<28} {:>8.2} s  {:>7.2} ns/element", t.cell, t.label, t.wall_secs, t.ns_per_element);
+        let line = format!(
+            "cell {:>3} {:<28} {:>8.2} s  {:>7.2} ns/element",
+            t.cell, t.label, t.wall_secs, t.ns_per_element
+        );
         match &self.multi {
             Some(m) => {
                 let _ = m.println(line);

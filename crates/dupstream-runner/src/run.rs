@@ -60,7 +60,10 @@ fn default_dir(args: &RunArgs, exp: &Experiment) -> PathBuf {
     if !first.exists() {
         return first;
     }
-    (2..).map(|i| base.join(format!("{name}-{i}"))).find(|p| !p.exists()).expect("some free name")
+    (2..)
+        .map(|i| base.join(format!("{name}-{i}")))
+        .find(|p| !p.exists())
+        .expect("some free name")
 }
 
 /// The newest unfinished run of this experiment (same digest) under the results root.
@@ -80,9 +83,14 @@ fn resumable_dir(args: &RunArgs, exp: &Experiment, digest: &str) -> Option<PathB
 
 pub fn run(args: RunArgs) -> Result<()> {
     let wall = Instant::now();
-    let started_unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let started_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     let exp = experiment::load(&args.experiment, args.scale)?;
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
 
     // Memory check before anything is allocated or written.
     let estimate = exec::estimate_peak_bytes(&exp, threads);
@@ -103,7 +111,11 @@ pub fn run(args: RunArgs) -> Result<()> {
         .iter()
         .map(|c| {
             let n = exp.streams[c.stream].spec.declared_len().unwrap_or(0) as f64;
-            let ns = if c.memory_bits > (64 << 23) { 14.0 } else { 5.0 } * c.filter.relative_cost();
+            let ns = if c.memory_bits > (64 << 23) {
+                14.0
+            } else {
+                5.0
+            } * c.filter.relative_cost();
             n * ns * 1e-9
         })
         .sum::<f64>()
@@ -111,15 +123,23 @@ pub fn run(args: RunArgs) -> Result<()> {
     let digest = output::digest(&run_toml(&exp, None)?);
     let dir = match (&args.out, args.resume) {
         (Some(d), _) => d.clone(),
-        (None, true) => resumable_dir(&args, &exp, &digest).unwrap_or_else(|| default_dir(&args, &exp)),
+        (None, true) => {
+            resumable_dir(&args, &exp, &digest).unwrap_or_else(|| default_dir(&args, &exp))
+        }
         (None, false) => default_dir(&args, &exp),
     };
     if dir.join("raw.csv").exists() && !args.resume {
-        bail!("{} already holds a finished run; choose another --out", dir.display());
+        bail!(
+            "{} already holds a finished run; choose another --out",
+            dir.display()
+        );
     }
     if let Ok(old) = std::fs::read_to_string(dir.join(".digest")) {
         if old.trim() != digest {
-            bail!("{} holds a run of a different experiment or scale; choose another --out", dir.display());
+            bail!(
+                "{} holds a run of a different experiment or scale; choose another --out",
+                dir.display()
+            );
         }
     }
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -131,7 +151,11 @@ pub fn run(args: RunArgs) -> Result<()> {
         exp.streams.len(),
         exp.scale,
         estimate as f64 / (1u64 << 30) as f64,
-        if total.is_some() { format!("{est_secs:.0} s") } else { "unknown (replay)".into() }
+        if total.is_some() {
+            format!("{est_secs:.0} s")
+        } else {
+            "unknown (replay)".into()
+        }
     );
     eprintln!("dupstream: writing to {}", dir.display());
 
@@ -144,12 +168,18 @@ pub fn run(args: RunArgs) -> Result<()> {
     // Reference values travel with the results.
     let reference_name = if let Some((path, _)) = &exp.reference {
         let name = "paper-values.csv";
-        output::atomic_write(&dir.join(name), &std::fs::read(path).with_context(|| format!("reading {}", path.display()))?)?;
+        output::atomic_write(
+            &dir.join(name),
+            &std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
+        )?;
         Some(name)
     } else {
         None
     };
-    output::atomic_write(&dir.join("run.toml"), run_toml(&exp, reference_name)?.as_bytes())?;
+    output::atomic_write(
+        &dir.join("run.toml"),
+        run_toml(&exp, reference_name)?.as_bytes(),
+    )?;
     let md = finish_outputs(&exp, &dir, &rows)?;
 
     let manifest = Manifest {
@@ -170,11 +200,20 @@ pub fn run(args: RunArgs) -> Result<()> {
         estimated_peak_bytes: estimate,
         streams: streams
             .iter()
-            .map(|s| ManifestStream { stream: s.stream.clone(), n: s.n, distinct: s.distinct, oracle: s.oracle.clone(), ground_truth_secs: s.truth_secs })
+            .map(|s| ManifestStream {
+                stream: s.stream.clone(),
+                n: s.n,
+                distinct: s.distinct,
+                oracle: s.oracle.clone(),
+                ground_truth_secs: s.truth_secs,
+            })
             .collect(),
         cells: timings.clone(),
     };
-    output::atomic_write(&dir.join("manifest.json"), &serde_json::to_vec_pretty(&manifest)?)?;
+    output::atomic_write(
+        &dir.join("manifest.json"),
+        &serde_json::to_vec_pretty(&manifest)?,
+    )?;
     println!("{md}");
     summary(&timings, &manifest);
     eprintln!("dupstream: results in {}", dir.display());
@@ -182,7 +221,10 @@ pub fn run(args: RunArgs) -> Result<()> {
 }
 
 fn summary(timings: &[exec::CellTiming], m: &Manifest) {
-    eprintln!("\n{:>5}  {:<32} {:>10} {:>12}", "cell", "structure", "wall (s)", "ns/element");
+    eprintln!(
+        "\n{:>5}  {:<32} {:>10} {:>12}",
+        "cell", "structure", "wall (s)", "ns/element"
+    );
     for t in timings {
         eprintln!(
             "{:>5}  {:<32} {:>10.2} {:>12.2}{}",
@@ -196,7 +238,10 @@ fn summary(timings: &[exec::CellTiming], m: &Manifest) {
     eprintln!(
         "total wall time {:.1} s, peak memory {}",
         m.wall_secs_total,
-        m.peak_rss_bytes.map_or("unknown".into(), |b| format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64))
+        m.peak_rss_bytes.map_or("unknown".into(), |b| format!(
+            "{:.2} GiB",
+            b as f64 / (1u64 << 30) as f64
+        ))
     );
 }
 
@@ -208,10 +253,19 @@ fn finish_outputs(exp: &Experiment, dir: &Path, rows: &[output::RawRow]) -> Resu
     };
     let cells = table::build(rows, &exp.table, &reference);
     let source = match &exp.reference {
-        Some((_, name)) => format!("Paper values: {} `{name}`.", exp.paper.as_deref().unwrap_or("paper")),
+        Some((_, name)) => format!(
+            "Paper values: {} `{name}`.",
+            exp.paper.as_deref().unwrap_or("paper")
+        ),
         None => "No paper values for this experiment.".to_string(),
     };
-    let streams: Vec<String> = exp.streams.iter().map(|s| output::stream_label(&s.nominal)).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let streams: Vec<String> = exp
+        .streams
+        .iter()
+        .map(|s| output::stream_label(&s.nominal))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
     let note = format!(
         "{}\n\nScale 1/{}: memory sizes are nominal (as in the paper); each run used nominal/{}. Stream(s): {}. {source}",
         exp.description,
@@ -263,7 +317,10 @@ pub fn list(dir: &Path) -> Result<()> {
         let text = std::fs::read_to_string(&f)?;
         let doc: toml::Table = toml::from_str(&text).with_context(|| format!("{}", f.display()))?;
         let name = doc.get("name").and_then(|v| v.as_str()).unwrap_or("?");
-        let desc = doc.get("description").and_then(|v| v.as_str()).unwrap_or("");
+        let desc = doc
+            .get("description")
+            .and_then(|v| v.as_str())
+            .unwrap_or("");
         println!("{name:<36} {desc}\n{:<36} {}", "", f.display());
     }
     Ok(())
@@ -280,4 +337,3 @@ fn collect_toml(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     }
     Ok(())
 }
-

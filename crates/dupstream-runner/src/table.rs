@@ -24,15 +24,19 @@ pub struct PaperValue {
 
 /// Loads the rows of `table` from a reference CSV.
 pub fn load_reference(path: &Path, table: &str) -> Result<Vec<PaperValue>> {
-    let mut r = csv::Reader::from_path(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut r =
+        csv::Reader::from_path(path).with_context(|| format!("reading {}", path.display()))?;
     let headers = r.headers()?.clone();
     let col = |name: &str| headers.iter().position(|h| h == name);
     let (Some(t_col), Some(m_col)) = (col("table"), col("metric")) else {
         bail!("{}: needs `table` and `metric` columns", path.display());
     };
-    let v_col = col("value_pct").with_context(|| format!("{}: needs a `value_pct` column", path.display()))?;
-    let keys: Vec<(usize, &str)> =
-        ["memory", "algorithm", "k", "n", "distinct_pct"].iter().filter_map(|&k| col(k).map(|i| (i, k))).collect();
+    let v_col = col("value_pct")
+        .with_context(|| format!("{}: needs a `value_pct` column", path.display()))?;
+    let keys: Vec<(usize, &str)> = ["memory", "algorithm", "k", "n", "distinct_pct"]
+        .iter()
+        .filter_map(|&k| col(k).map(|i| (i, k)))
+        .collect();
     let mut out = Vec::new();
     for (line, rec) in r.records().enumerate() {
         let rec = rec.with_context(|| format!("{}: line {}", path.display(), line + 2))?;
@@ -44,13 +48,24 @@ pub fn load_reference(path: &Path, table: &str) -> Result<Vec<PaperValue>> {
             .unwrap_or("")
             .trim()
             .parse()
-            .with_context(|| format!("{}: line {}: field `value_pct` is not a number", path.display(), line + 2))?;
+            .with_context(|| {
+                format!(
+                    "{}: line {}: field `value_pct` is not a number",
+                    path.display(),
+                    line + 2
+                )
+            })?;
         out.push(PaperValue {
             metric: rec.get(m_col).unwrap_or("").trim().to_lowercase(),
             value_pct,
             keys: keys
                 .iter()
-                .filter_map(|&(i, k)| rec.get(i).map(str::trim).filter(|v| !v.is_empty()).map(|v| (k.to_string(), v.to_string())))
+                .filter_map(|&(i, k)| {
+                    rec.get(i)
+                        .map(str::trim)
+                        .filter(|v| !v.is_empty())
+                        .map(|v| (k.to_string(), v.to_string()))
+                })
                 .collect(),
         });
     }
@@ -81,10 +96,15 @@ pub fn within_tolerance(ours_pct: f64, paper_pct: f64) -> bool {
 /// Two-sided 95 % Student-t quantile for `df` degrees of freedom.
 pub fn t95(df: usize) -> f64 {
     const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110,
-        2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
     ];
-    if df == 0 { f64::NAN } else { T.get(df - 1).copied().unwrap_or(1.96) }
+    if df == 0 {
+        f64::NAN
+    } else {
+        T.get(df - 1).copied().unwrap_or(1.96)
+    }
 }
 
 /// Mean and 95 % confidence half-width (NaN for a single value).
@@ -118,7 +138,11 @@ fn dim_value(d: Dim, r: &RawRow) -> (f64, String) {
         Dim::Memory => (r.memory_nominal_bits as f64, r.memory.clone()),
         Dim::Algorithm => (0.0, r.label.clone()),
         Dim::K => (r.k.parse().unwrap_or(f64::MAX), format!("k={}", r.k)),
-        Dim::Distinct => (r.distinct_target.unwrap_or(-1.0), r.distinct_target.map_or("-".into(), |d| format!("{}% distinct", d * 100.0))),
+        Dim::Distinct => (
+            r.distinct_target.unwrap_or(-1.0),
+            r.distinct_target
+                .map_or("-".into(), |d| format!("{}% distinct", d * 100.0)),
+        ),
         Dim::N => (r.n_nominal as f64, format!("N={}", r.n_nominal)),
         Dim::Stream => (0.0, r.stream.clone()),
     }
@@ -137,29 +161,58 @@ pub fn build(rows: &[RawRow], layout: &TableLayout, reference: &[PaperValue]) ->
     let finals: Vec<&RawRow> = finals.into_values().collect();
     // Row dimensions: the layout's, then any other dimension that varies (seeds are averaged).
     let mut row_dims = layout.rows.clone();
-    for d in [Dim::Memory, Dim::Algorithm, Dim::K, Dim::Distinct, Dim::N, Dim::Stream] {
+    for d in [
+        Dim::Memory,
+        Dim::Algorithm,
+        Dim::K,
+        Dim::Distinct,
+        Dim::N,
+        Dim::Stream,
+    ] {
         if d == layout.columns || row_dims.contains(&d) {
             continue;
         }
         let first = finals.first().map(|r| dim_value(d, r).1);
-        if finals.iter().any(|r| Some(dim_value(d, r).1) != first) && !(d == Dim::K && row_dims.contains(&Dim::Algorithm)) {
+        if finals.iter().any(|r| Some(dim_value(d, r).1) != first)
+            && !(d == Dim::K && row_dims.contains(&Dim::Algorithm))
+        {
             // k usually follows from the algorithm; only split on it when it varies within one.
             row_dims.push(d);
         }
     }
     // The stream label only needs its own dimension when distinct fraction and length do not
     // already tell the streams apart.
-    if row_dims.contains(&Dim::Stream) && layout.columns != Dim::Stream && !layout.rows.contains(&Dim::Stream) {
-        let count = |f: &dyn Fn(&RawRow) -> String| finals.iter().map(|r| f(r)).collect::<std::collections::BTreeSet<_>>().len();
-        if count(&|r| r.stream.clone()) <= count(&|r| format!("{:?}/{}", r.distinct_target, r.n_nominal)) {
+    if row_dims.contains(&Dim::Stream)
+        && layout.columns != Dim::Stream
+        && !layout.rows.contains(&Dim::Stream)
+    {
+        let count = |f: &dyn Fn(&RawRow) -> String| {
+            finals
+                .iter()
+                .map(|r| f(r))
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        };
+        if count(&|r| r.stream.clone())
+            <= count(&|r| format!("{:?}/{}", r.distinct_target, r.n_nominal))
+        {
             row_dims.retain(|d| *d != Dim::Stream);
         }
     }
     let order_key = |dims: &[Dim], r: &RawRow| -> Vec<(u64, String)> {
-        dims.iter().map(|&d| {
-            let (num, text) = dim_value(d, r);
-            (if num.is_finite() { num.to_bits() } else { u64::MAX }, text)
-        }).collect()
+        dims.iter()
+            .map(|&d| {
+                let (num, text) = dim_value(d, r);
+                (
+                    if num.is_finite() {
+                        num.to_bits()
+                    } else {
+                        u64::MAX
+                    },
+                    text,
+                )
+            })
+            .collect()
     };
     // Groups keyed by (row, column) with first-appearance ordering for text dimensions.
     let mut groups: Vec<((Vec<(u64, String)>, Vec<(u64, String)>), Vec<&RawRow>)> = Vec::new();
@@ -172,16 +225,35 @@ pub fn build(rows: &[RawRow], layout: &TableLayout, reference: &[PaperValue]) ->
     }
     // Sort rows numerically where the dimension is numeric, keeping first appearance otherwise.
     let appearance = |dim_idx: usize, text: &str, col: bool| {
-        groups.iter().position(|((rk, ck), _)| if col { ck[0].1 == text } else { rk[dim_idx].1 == text }).unwrap_or(0)
+        groups
+            .iter()
+            .position(|((rk, ck), _)| {
+                if col {
+                    ck[0].1 == text
+                } else {
+                    rk[dim_idx].1 == text
+                }
+            })
+            .unwrap_or(0)
     };
     let sort_key = |rk: &[(u64, String)], ck: &[(u64, String)]| {
         let mut k: Vec<(f64, usize)> = rk
             .iter()
             .enumerate()
-            .map(|(i, (num, text))| if *num == 0 { (0.0, appearance(i, text, false)) } else { (f64::from_bits(*num), 0) })
+            .map(|(i, (num, text))| {
+                if *num == 0 {
+                    (0.0, appearance(i, text, false))
+                } else {
+                    (f64::from_bits(*num), 0)
+                }
+            })
             .collect();
         let (num, text) = &ck[0];
-        k.push(if *num == 0 { (0.0, appearance(0, text, true)) } else { (f64::from_bits(*num), 0) });
+        k.push(if *num == 0 {
+            (0.0, appearance(0, text, true))
+        } else {
+            (f64::from_bits(*num), 0)
+        });
         k
     };
     let mut sorted: Vec<_> = groups.iter().collect();
@@ -202,9 +274,16 @@ pub fn build(rows: &[RawRow], layout: &TableLayout, reference: &[PaperValue]) ->
                 continue;
             }
             let (mean, ci) = mean_ci(&vals);
-            let paper = reference.iter().find(|p| p.metric == metric && reference_matches(p, members[0])).map(|p| p.value_pct);
+            let paper = reference
+                .iter()
+                .find(|p| p.metric == metric && reference_matches(p, members[0]))
+                .map(|p| p.value_pct);
             out.push(TableCell {
-                row: rk.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join(" / "),
+                row: rk
+                    .iter()
+                    .map(|(_, t)| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" / "),
                 metric: metric.to_string(),
                 column: ck[0].1.clone(),
                 ours_pct: mean,
@@ -245,9 +324,17 @@ pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCel
             "Each cell: **ours** / paper (difference in percentage points); ✓ = within 3 % relative or 0.05 pp of the paper.\n"
         );
     } else {
-        let _ = writeln!(s, "Each cell: **ours** (the paper prints no number for it).\n");
+        let _ = writeln!(
+            s,
+            "Each cell: **ours** (the paper prints no number for it).\n"
+        );
     }
-    let rows_head = layout.rows.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(" / ");
+    let rows_head = layout
+        .rows
+        .iter()
+        .map(|d| d.as_str())
+        .collect::<Vec<_>>()
+        .join(" / ");
     let _ = writeln!(s, "| {rows_head} | % | {} |", columns.join(" | "));
     let _ = writeln!(s, "|---|---|{}", "---|".repeat(columns.len()));
     for (row, metric) in &rows {
@@ -262,7 +349,11 @@ pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCel
                         None => format!("**{}**", fmt_pct(c.ours_pct)),
                     };
                     match (c.paper_pct, c.diff_pp, c.within_tolerance) {
-                        (Some(p), Some(d), Some(ok)) => format!("{ours} / {} ({d:+.4}) {}", fmt_pct(p), if ok { "✓" } else { "✗" }),
+                        (Some(p), Some(d), Some(ok)) => format!(
+                            "{ours} / {} ({d:+.4}) {}",
+                            fmt_pct(p),
+                            if ok { "✓" } else { "✗" }
+                        ),
                         _ => ours,
                     }
                 })
@@ -271,16 +362,32 @@ pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCel
         }
         let _ = writeln!(s, "{line}");
     }
-    let compared: Vec<&TableCell> = cells.iter().filter(|c| c.within_tolerance.is_some()).collect();
+    let compared: Vec<&TableCell> = cells
+        .iter()
+        .filter(|c| c.within_tolerance.is_some())
+        .collect();
     if !compared.is_empty() {
-        let ok = compared.iter().filter(|c| c.within_tolerance == Some(true)).count();
-        let _ = writeln!(s, "\n{ok} of {} cells within tolerance of the paper.", compared.len());
+        let ok = compared
+            .iter()
+            .filter(|c| c.within_tolerance == Some(true))
+            .count();
+        let _ = writeln!(
+            s,
+            "\n{ok} of {} cells within tolerance of the paper.",
+            compared.len()
+        );
     }
     s
 }
 
 /// Writes `table.csv` and `table.md`.
-pub fn write(dir: &Path, title: &str, note: &str, layout: &TableLayout, cells: &[TableCell]) -> Result<String> {
+pub fn write(
+    dir: &Path,
+    title: &str,
+    note: &str,
+    layout: &TableLayout,
+    cells: &[TableCell],
+) -> Result<String> {
     atomic_write(&dir.join("table.csv"), &crate::output::csv_bytes(cells)?)?;
     let md = markdown(title, note, layout, cells);
     atomic_write(&dir.join("table.md"), md.as_bytes())?;

@@ -15,7 +15,8 @@ pub fn parse_bits(text: &str) -> Result<u64, String> {
         .map_or(t.len(), |(i, _)| i);
     let (num, unit) = (t[..split].trim(), t[split..].trim());
     // An exponent marker directly followed by letters (e.g. "8eMB") is caught by the number parse.
-    let value = parse_number(num).ok_or_else(|| format!("`{text}` does not start with a number"))?;
+    let value =
+        parse_number(num).ok_or_else(|| format!("`{text}` does not start with a number"))?;
     let factor: f64 = match unit {
         "" | "b" | "bit" | "bits" => 1.0,
         "kbit" | "kbits" | "Kbit" | "Kbits" => 1e3,
@@ -91,7 +92,11 @@ mod tests {
         assert!(parse_bits("MB").is_err());
         assert!(parse_bits("0.5 bits").is_err());
         assert!(parse_bits("-3MB").is_err());
-        assert!(parse_bits("64 parsecs").unwrap_err().contains("unknown unit"));
+        assert!(
+            parse_bits("64 parsecs")
+                .unwrap_err()
+                .contains("unknown unit")
+        );
     }
 
     #[test]

@@ -13,8 +13,15 @@ pub enum Error {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum StreamSpec {
-    Uniform { n: u64, universe: Option<u64>, distinct_fraction: Option<f64>, seed: u64 },
-    Replay { path: PathBuf },
+    Uniform {
+        n: u64,
+        universe: Option<u64>,
+        distinct_fraction: Option<f64>,
+        seed: u64,
+    },
+    Replay {
+        path: PathBuf,
+    },
 }
 
 pub trait KeyStream: Send {
@@ -31,7 +38,8 @@ impl KeyStream for Uni {
         let n = (buf.len() as u64).min(self.left) as usize;
         for b in &mut buf[..n] {
             self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            *b = dupstream_filters::hash::reduce(dupstream_filters::hash::mix64(self.state), self.u);
+            *b =
+                dupstream_filters::hash::reduce(dupstream_filters::hash::mix64(self.state), self.u);
         }
         self.left -= n as u64;
         Ok(n)
@@ -50,23 +58,38 @@ impl StreamSpec {
     }
     pub fn universe(&self) -> Option<u64> {
         match self {
-            Self::Uniform { n, universe, distinct_fraction, .. } => {
-                universe.or_else(|| distinct_fraction.map(|d| solve(*n, d)))
-            }
+            Self::Uniform {
+                n,
+                universe,
+                distinct_fraction,
+                ..
+            } => universe.or_else(|| distinct_fraction.map(|d| solve(*n, d))),
             _ => None,
         }
     }
     pub fn scaled(&self, f: u64) -> StreamSpec {
         match self {
-            Self::Uniform { n, universe, distinct_fraction, seed } => {
-                Self::Uniform { n: n / f, universe: universe.map(|u| u / f), distinct_fraction: *distinct_fraction, seed: *seed }
-            }
+            Self::Uniform {
+                n,
+                universe,
+                distinct_fraction,
+                seed,
+            } => Self::Uniform {
+                n: n / f,
+                universe: universe.map(|u| u / f),
+                distinct_fraction: *distinct_fraction,
+                seed: *seed,
+            },
             o => o.clone(),
         }
     }
     pub fn open(&self) -> Result<Box<dyn KeyStream>, Error> {
         match self {
-            Self::Uniform { n, seed, .. } => Ok(Box::new(Uni { left: *n, u: self.universe().unwrap(), state: *seed })),
+            Self::Uniform { n, seed, .. } => Ok(Box::new(Uni {
+                left: *n,
+                u: self.universe().unwrap(),
+                state: *seed,
+            })),
             _ => Err(Error::Invalid("stub".into())),
         }
     }
@@ -135,7 +158,14 @@ impl GroundTruth {
         let distinct = seen.len() as u64;
         Ok(GroundTruth {
             words,
-            stats: StreamStats { n, distinct, distinct_fraction: distinct as f64 / n as f64, oracle: Oracle::HashSet, gap_histogram: vec![], gap_sample_rate: 0.0 },
+            stats: StreamStats {
+                n,
+                distinct,
+                distinct_fraction: distinct as f64 / n as f64,
+                oracle: Oracle::HashSet,
+                gap_histogram: vec![],
+                gap_sample_rate: 0.0,
+            },
         })
     }
     pub fn len(&self) -> u64 {

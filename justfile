@@ -1,0 +1,75 @@
+# dupstream: reproduce published evaluations of approximate duplicate detection in streams.
+# `just --list` shows every recipe.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+bin := "target/release/dupstream"
+
+# List the recipes.
+default:
+    @just --list
+
+# Build the dupstream binary (release).
+[group('build')]
+build:
+    cargo build --release -p dupstream-runner
+
+# Bera et al. (journal) Table 7: 1B elements, 15 % distinct, 64-512 MB, SBF/RSBF/BSBF/BSBFSD/RLBSBF. `just reproduce-table7 64` runs at 1/64 scale.
+[group('reproduce')]
+reproduce-table7 scale="1": build
+    {{bin}} run experiments/bera-journal/table7.toml --scale {{scale}}
+
+# Any Bera et al. journal table (1-9), e.g. `just reproduce-bera-table 8 64`.
+[group('reproduce')]
+reproduce-bera-table table scale="1": build
+    {{bin}} run experiments/bera-journal/table{{table}}.toml --scale {{scale}}
+
+# Every Bera et al. table (journal 1-9, conference 4-5) at the given scale.
+[group('reproduce')]
+reproduce-bera scale="1": build
+    for f in experiments/bera-journal/table*.toml experiments/bera-conference/table*.toml; do {{bin}} run "$f" --scale {{scale}}; done
+
+# Run any experiment file, e.g. `just run experiments/bera-journal/table8.toml 16`.
+[group('reproduce')]
+run file scale="1": build
+    {{bin}} run {{file}} --scale {{scale}}
+
+# The experiment catalogue.
+[group('reproduce')]
+list: build
+    {{bin}} list
+
+# Tests: everything CI runs (format, lints, unit and regression tests, CLI checks).
+[group('test')]
+ci: fmt-check clippy test
+
+# Unit, theory and regression tests (fast; the slow ones are `just test-slow`).
+[group('test')]
+test:
+    cargo test --workspace --all-targets
+
+# The long statistical checks marked #[ignore].
+[group('test')]
+test-slow:
+    cargo test --workspace --release -- --ignored
+
+[group('test')]
+fmt-check:
+    cargo fmt --all -- --check
+
+[group('test')]
+clippy:
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# Regenerate the committed golden results after a deliberate change, and show what moved.
+[group('test')]
+golden:
+    DUPSTREAM_UPDATE_GOLDEN=1 cargo test -p dupstream-runner --test tests -- golden
+    git --no-pager diff --stat -- crates/dupstream-runner/tests/golden
+    git --no-pager diff -- crates/dupstream-runner/tests/golden | head -100
+
+# Speed benchmarks: ns per element per structure and memory size.
+[group('bench')]
+bench:
+    cargo bench -p dupstream-filters
+    cargo bench -p dupstream-streams
