@@ -63,15 +63,21 @@ pub fn line_of(src: &str, offset: usize) -> usize {
         + 1
 }
 
-/// The line, inside the byte range `span` of `src`, on which `key = ` is written; falls back
-/// to the first line of the span.
+/// The line on which `key = ` is written in the table that starts at `span.start` (a table's
+/// span may cover only its header, so the search runs to the next table header); falls back
+/// to the line of `span.start`.
 pub fn line_of_key(src: &str, span: std::ops::Range<usize>, key: &str) -> usize {
     let start = span.start.min(src.len());
-    let end = span.end.min(src.len());
     let mut offset = start;
-    for l in src[start..end].split_inclusive('\n') {
+    let mut headers = 0;
+    for l in src[start..].split_inclusive('\n') {
         let t = l.trim_start();
-        if let Some(rest) = t.strip_prefix(key) {
+        if t.starts_with('[') {
+            headers += 1;
+            if headers > 1 {
+                break;
+            }
+        } else if let Some(rest) = t.strip_prefix(key) {
             if rest.trim_start().starts_with('=') {
                 return line_of(src, offset);
             }
@@ -79,4 +85,12 @@ pub fn line_of_key(src: &str, span: std::ops::Range<usize>, key: &str) -> usize 
         offset += l.len();
     }
     line_of(src, start)
+}
+
+/// The line of the first occurrence of `needle` at or after byte `from`.
+pub fn line_of_text(src: &str, from: usize, needle: &str) -> usize {
+    let from = from.min(src.len());
+    src[from..]
+        .find(needle)
+        .map_or_else(|| line_of(src, from), |i| line_of(src, from + i))
 }

@@ -1,0 +1,202 @@
+//! The command line: help, bad input (exit 2, one line naming file/line/key, nothing
+//! written), determinism across thread counts, resume.
+
+use crate::util::{dupstream, dupstream_ok, scratch};
+use std::path::Path;
+
+const SMALL: &str = r#"name = "small"
+description = "a small mixed experiment for CLI tests"
+
+[stream]
+kind = "uniform"
+n = 200_000
+distinct_fraction = 0.5
+seed = 11
+
+[grid]
+memory = ["64KB", "2^20 bits"]
+
+[[algorithm]]
+name = "exact"
+
+[metrics]
+checkpoints = 3
+"#;
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn help_is_complete_and_has_examples() {
+    let out = dupstream_ok(&["run", "--help"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "--scale",
+        "--threads",
+        "--out",
+        "--resume",
+        "Examples:",
+        "table7.toml",
+    ] {
+        assert!(text.contains(needle), "run --help lacks {needle}:\n{text}");
+    }
+    let out = dupstream_ok(&["--help"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in ["run", "list", "plot", "compare"] {
+        assert!(text.contains(needle), "--help lacks {needle}");
+    }
+}
+
+fn assert_config_error(text: &str, line: usize, key: &str) {
+    let dir = scratch(&format!("bad-{key}"));
+    let file = write(&dir, "bad.toml", text);
+    let results = dir.join("results");
+    let out = dupstream(&["run", &file, "--results-root", results.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "expected exit 2, got {:?}: {stderr}",
+        out.status.code()
+    );
+    assert_eq!(
+        stderr.trim().lines().count(),
+        1,
+        "error must be one line: {stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("bad.toml:{line}:")),
+        "no file:line {line} in: {stderr}"
+    );
+    assert!(stderr.contains(key), "key `{key}` not named in: {stderr}");
+    assert!(
+        !results.exists(),
+        "a results folder was created for a bad experiment"
+    );
+}
+
+#[test]
+fn unknown_key_is_rejected_with_its_line() {
+    assert_config_error(
+        &SMALL.replace("seed = 11", "seed = 11\nsede = 12"),
+        9,
+        "sede",
+    );
+}
+
+#[test]
+fn bad_unit_is_rejected_with_its_line() {
+    assert_config_error(&SMALL.replace("\"64KB\"", "\"64 parsecs\""), 11, "memory");
+}
+
+#[test]
+fn unknown_algorithm_is_rejected_with_its_line() {
+    assert_config_error(
+        &SMALL.replace("name = \"exact\"", "name = \"bloomier\""),
+        15,
+        "name",
+    );
+}
+
+#[test]
+fn unknown_algorithm_parameter_is_rejected_with_its_line() {
+    assert_config_error(
+        &SMALL.replace("name = \"exact\"", "name = \"exact\"\nkk = 3"),
+        16,
+        "kk",
+    );
+}
+
+#[test]
+fn raw_csv_is_byte_identical_across_thread_counts() {
+    let dir = scratch("determinism");
+    let file = write(&dir, "small.toml", SMALL);
+    let a = dir.join("t1");
+    let b = dir.join("t2");
+    dupstream_ok(&[
+        "run",
+        &file,
+        "--threads",
+        "1",
+        "--quiet",
+        "--out",
+        a.to_str().unwrap(),
+    ]);
+    dupstream_ok(&[
+        "run",
+        &file,
+        "--threads",
+        "2",
+        "--quiet",
+        "--out",
+        b.to_str().unwrap(),
+    ]);
+    let ra = std::fs::read(a.join("raw.csv")).unwrap();
+    let rb = std::fs::read(b.join("raw.csv")).unwrap();
+    assert!(!ra.is_empty());
+    assert!(
+        ra == rb,
+        "raw.csv differs between --threads 1 and --threads 2"
+    );
+    for f in [
+        "table.md",
+        "table.csv",
+        "manifest.json",
+        "run.toml",
+        "streams.csv",
+    ] {
+        assert!(a.join(f).is_file(), "{f} missing");
+    }
+    // The recorded run.toml re-runs to the same result.
+    let c = dir.join("again");
+    dupstream_ok(&[
+        "run",
+        a.join("run.toml").to_str().unwrap(),
+        "--quiet",
+        "--out",
+        c.to_str().unwrap(),
+    ]);
+    assert!(
+        std::fs::read(c.join("raw.csv")).unwrap() == ra,
+        "run.toml does not reproduce raw.csv"
+    );
+    // plot and compare work from the results alone.
+    dupstream_ok(&["plot", a.to_str().unwrap()]);
+}
+
+#[test]
+fn resume_skips_finished_cells_and_gives_the_same_result() {
+    let dir = scratch("resume");
+    let file = write(&dir, "small.toml", SMALL);
+    let full = dir.join("full");
+    dupstream_ok(&["run", &file, "--quiet", "--out", full.to_str().unwrap()]);
+    // Simulate an interruption after cell 0: keep only its part files.
+    let part = dir.join("part");
+    std::fs::create_dir_all(part.join("cells")).unwrap();
+    for f in ["cell-00000.csv", "cell-00000.json", ".digest"] {
+        let from = if f == ".digest" {
+            full.join(f)
+        } else {
+            full.join("cells").join(f)
+        };
+        let to = if f == ".digest" {
+            part.join(f)
+        } else {
+            part.join("cells").join(f)
+        };
+        std::fs::copy(from, to).unwrap();
+    }
+    let out = dupstream_ok(&["run", &file, "--resume", "--out", part.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("(resumed)"),
+        "no cell was resumed: {stderr}"
+    );
+    assert!(
+        std::fs::read(part.join("raw.csv")).unwrap()
+            == std::fs::read(full.join("raw.csv")).unwrap()
+    );
+}

@@ -1,0 +1,1 @@
+//! Golden results (filled in once the experiments exist).

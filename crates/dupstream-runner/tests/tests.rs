@@ -1,0 +1,6 @@
+//! Integration tests of the `dupstream` command: one binary, a module per concern.
+
+mod util;
+
+mod cli;
+mod golden;
