@@ -96,7 +96,7 @@ fn bad_unit_is_rejected_with_its_line() {
 fn unknown_algorithm_is_rejected_with_its_line() {
     assert_config_error(
         &SMALL.replace("name = \"exact\"", "name = \"bloomier\""),
-        15,
+        14,
         "name",
     );
 }
@@ -105,7 +105,7 @@ fn unknown_algorithm_is_rejected_with_its_line() {
 fn unknown_algorithm_parameter_is_rejected_with_its_line() {
     assert_config_error(
         &SMALL.replace("name = \"exact\"", "name = \"exact\"\nkk = 3"),
-        16,
+        15,
         "kk",
     );
 }
