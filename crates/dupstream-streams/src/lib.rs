@@ -1,2 +1,68 @@
-//! Deterministic streams and exact ground truth (being written).
+//! Deterministic key streams and their exact ground truth.
+//!
+//! A [`StreamSpec`] describes a stream; [`StreamSpec::open`] starts it as a [`KeyStream`], a
+//! seeded iterator of `u64` keys read in batches with [`KeyStream::fill`]. Restarting is opening
+//! again. Two runs of the same spec give the same keys, whatever runs alongside: every generator
+//! owns its Xoshiro256++ state ([`dupstream_filters::rng::filter_rng`]), seeded from the spec
+//! alone. Generators use O(1) memory; replay streams the file.
+//!
+//! | kind | model | module |
+//! |---|---|---|
+//! | `uniform` | uniform over a finite universe (Bera et al., journal §3.1) | [`uniform`] |
+//! | `zipf` | Zipf over a finite universe | [`uniform`] |
+//! | `deng_poisson`, `deng_b_model` | Deng & Rafiei's synthetic model (SBF paper §5.1, Fig. 6) | [`deng`] |
+//! | `replay` | a real stream from a file (lines, TSV, CSV, Common Log Format; plain or gzip) | [`replay`] |
+//!
+//! [`GroundTruth::compute`] labels every position of a stream unseen or duplicate, once per
+//! stream, as a bit vector shared read-only by every filter run, with [`StreamStats`].
+//!
+//! Keys are not hashed here: the runner hashes each key once with
+//! [`dupstream_filters::hash::hash_key`] (replayed keys are already 64-bit fingerprints).
+//!
+//! ```
+//! use dupstream_streams::{GroundTruth, StreamSpec};
+//! let spec = StreamSpec::Uniform { n: 100_000, universe: None, distinct_fraction: Some(0.6), seed: 1 };
+//! let truth = GroundTruth::compute(&spec)?;
+//! assert!((truth.stats().distinct_fraction - 0.6).abs() < 0.01);
+//! # Ok::<(), dupstream_streams::Error>(())
+//! ```
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod deng;
+mod error;
+pub mod replay;
+mod spec;
+pub mod truth;
+pub mod uniform;
+
+pub use error::{Error, Result};
+pub use replay::{BadLinePolicy, ReplayFormat};
+pub use spec::{MAX_LEN, StreamSpec};
+pub use truth::{GroundTruth, Oracle, StreamStats};
+
+/// A started stream: fills buffers with keys until it ends.
+pub trait KeyStream: Send {
+    /// Writes the next keys into `buf` and returns how many were written. Fills `buf`
+    /// completely unless the stream ends; returns 0 only at the end (or for an empty `buf`).
+    fn fill(&mut self, buf: &mut [u64]) -> Result<usize>;
+
+    /// Lines skipped so far as malformed (replay under the `skip` policy); 0 for generators.
+    fn skipped_lines(&self) -> u64 {
+        0
+    }
+}
+
+/// Reads a whole stream into memory (for tests and small streams).
+pub fn collect_keys(spec: &StreamSpec) -> Result<Vec<u64>> {
+    let mut s = spec.open()?;
+    let mut out = Vec::with_capacity(spec.declared_len().unwrap_or(0).min(1 << 24) as usize);
+    let mut buf = vec![0u64; 4096];
+    loop {
+        let k = s.fill(&mut buf)?;
+        if k == 0 {
+            return Ok(out);
+        }
+        out.extend_from_slice(&buf[..k]);
+    }
+}
