@@ -86,11 +86,3 @@ pub fn line_of_key(src: &str, span: std::ops::Range<usize>, key: &str) -> usize 
     }
     line_of(src, start)
 }
-
-/// The line of the first occurrence of `needle` at or after byte `from`.
-pub fn line_of_text(src: &str, from: usize, needle: &str) -> usize {
-    let from = from.min(src.len());
-    src[from..]
-        .find(needle)
-        .map_or_else(|| line_of(src, from), |i| line_of(src, from + i))
-}

@@ -5,7 +5,7 @@
 //! cartesian product of all arrays); `[grid]` holds the memory sizes and the seeds. Every
 //! error names the file, line and key, and is found before any work starts.
 
-use crate::error::{ConfigError, line_of, line_of_key, line_of_text};
+use crate::error::{ConfigError, line_of, line_of_key};
 use crate::units::{format_bits, parse_bits};
 use dupstream_filters::spec::FilterSpec;
 use dupstream_streams::StreamSpec;

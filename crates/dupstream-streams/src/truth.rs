@@ -1,0 +1,537 @@
+//! Exact ground truth: every position of a stream labelled unseen (0) or duplicate (1), once
+//! per stream, as a bit vector of `N` bits shared read-only by every filter run.
+//!
+//! **Oracle.** Membership of earlier keys is kept exactly, by one of two oracles, chosen
+//! automatically and recorded in [`StreamStats::oracle`]:
+//! - [`Oracle::Bitmap`]: a dense bit per key of a declared bounded universe `0..U` (uniform,
+//!   Zipf), used when its `U/8` bytes are no more than the hash set's estimate for
+//!   `min(N, U)` keys, or at most 256 MiB. It is the faster and smaller one for the papers'
+//!   uniform streams (`N = 10^9`, `d = 0.9`: `U ≈ 4.7·10^9` bits = 590 MB, against ~9 GB for a
+//!   hash set of 9·10^8 keys). Its probes are prefetched a fixed distance ahead.
+//! - [`Oracle::HashSet`]: a hashbrown table of the keys seen (SplitMix64 finaliser as the hash),
+//!   pre-sized to `min(N, U)` when the length is declared.
+//!
+//! **Gap histogram.** The gap of a duplicate is its distance to the previous occurrence of the
+//! same key; bucket `j` of [`StreamStats::gap_histogram`] counts gaps in `[2^j, 2^(j+1))`.
+//! Keeping the last position of every distinct key would take `16` bytes per key (2.4 GB for
+//! `1.5·10^8` keys, 75 GB at `4.7·10^9`), so the histogram is **exact over a deterministic,
+//! hash-sampled subset of keys**: key `x` is tracked when `mix64(x ⊕ salt)` has at least `k`
+//! trailing zero bits, i.e. at rate `2^−k` ([`StreamStats::gap_sample_rate`]), and every
+//! occurrence of a tracked key contributes its exact gap. `k` starts at the smallest value for
+//! which the expected tracked keys (`min(N, U)·2^−k`) stay under half of [`GAP_TABLE_CAP`], and
+//! rises whenever the table reaches the cap: keys below the new level are dropped together with
+//! the gaps they contributed (gaps are kept per level, so the histogram stays exactly that of
+//! the keys at rate `2^−k`). The table thus never exceeds `2^22` entries (≈ 140 MB), and the
+//! histogram is exact (rate 1) whenever the stream has fewer distinct keys than that. Divide a
+//! count by the rate to estimate the full stream's count.
+
+use dupstream_filters::bits::BitArray;
+use dupstream_filters::hash::{mix64, rehash};
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, KeyStream, Result, StreamSpec};
+
+/// The most distinct keys the gap-sampling table tracks at once (`2^22`).
+pub const GAP_TABLE_CAP: usize = 1 << 22;
+/// Largest bitmap chosen regardless of the hash-set estimate: 256 MiB.
+const BITMAP_ALWAYS_BYTES: u64 = 1 << 28;
+/// Largest bitmap at all: `2^40` bits (the filters crate's bit-array limit).
+const BITMAP_MAX_BITS: u64 = 1 << 40;
+const GAP_SALT: u64 = 0x6761_7073_616d_706c;
+const BATCH: usize = 4096;
+const PREFETCH_AHEAD: usize = 16;
+
+/// Which exact membership structure labelled the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Oracle {
+    /// One bit per key of the bounded universe.
+    Bitmap,
+    /// A hash set of the keys seen.
+    HashSet,
+}
+
+impl Oracle {
+    /// Stable name for result files: `bitmap` or `hash_set`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Bitmap => "bitmap",
+            Self::HashSet => "hash_set",
+        }
+    }
+}
+
+/// Statistics of a stream, measured while labelling it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamStats {
+    /// Number of elements.
+    pub n: u64,
+    /// Number of distinct keys (unseen positions).
+    pub distinct: u64,
+    /// `distinct / n` (0 for an empty stream).
+    pub distinct_fraction: f64,
+    /// The oracle used.
+    pub oracle: Oracle,
+    /// Bucket `j` counts the gaps in `[2^j, 2^(j+1))` of the tracked keys (trailing zero buckets
+    /// trimmed).
+    pub gap_histogram: Vec<u64>,
+    /// Fraction of keys whose gaps are counted (`2^−k`; 1 = exact).
+    pub gap_sample_rate: f64,
+    /// Malformed lines skipped (replay under the `skip` policy).
+    pub skipped_lines: u64,
+}
+
+/// Labels of every position of a stream (1 = duplicate) and its statistics.
+#[derive(Debug, Clone)]
+pub struct GroundTruth {
+    labels: Vec<u64>,
+    stats: StreamStats,
+}
+
+/// Bytes of a hashbrown table holding `cap` entries of `entry` bytes.
+fn table_bytes(cap: u64, entry: u64) -> u64 {
+    if cap == 0 {
+        return 0;
+    }
+    let buckets = if cap < 8 {
+        (cap + 1).next_power_of_two().max(4)
+    } else {
+        (cap * 8).div_ceil(7).next_power_of_two()
+    };
+    buckets * (entry + 1) + 16
+}
+
+/// What [`GroundTruth::compute`] will do for a spec.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    oracle: Oracle,
+    len_hint: Option<u64>,
+    universe: Option<u64>,
+    /// Upper bound on the number of distinct keys, if known.
+    distinct_bound: Option<u64>,
+}
+
+fn plan(spec: &StreamSpec) -> Plan {
+    plan_for(spec.declared_len(), spec.universe())
+}
+
+fn plan_for(len_hint: Option<u64>, universe: Option<u64>) -> Plan {
+    let distinct_bound = match (len_hint, universe) {
+        (Some(n), Some(u)) => Some(n.min(u)),
+        (n, u) => n.or(u),
+    };
+    let oracle = match universe {
+        Some(u) if u <= BITMAP_MAX_BITS => {
+            let bitmap = u.div_ceil(64) * 8;
+            let set = table_bytes(distinct_bound.unwrap_or(u), 8);
+            if bitmap <= set.max(BITMAP_ALWAYS_BYTES) {
+                Oracle::Bitmap
+            } else {
+                Oracle::HashSet
+            }
+        }
+        _ => Oracle::HashSet,
+    };
+    Plan {
+        oracle,
+        len_hint,
+        universe,
+        distinct_bound,
+    }
+}
+
+/// Rough size of a replay stream without a limit, from the file size: at least 16 bytes per
+/// line, and at most 8× compression for gzip.
+fn replay_len_estimate(spec: &StreamSpec) -> u64 {
+    if let StreamSpec::Replay { path, .. } = spec {
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let factor = if is_gzip(path) { 8 } else { 1 };
+        size.saturating_mul(factor) / 16
+    } else {
+        0
+    }
+}
+
+fn is_gzip(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 2];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && magic == [0x1f, 0x8b]
+}
+
+enum Membership {
+    Bitmap(BitArray),
+    Hash(HashTable<u64>),
+}
+
+/// Exact gaps over the keys whose sampling hash has at least `k` trailing zeros.
+struct GapSampler {
+    k: u32,
+    /// (key, last position).
+    table: HashTable<(u64, u64)>,
+    /// `hist[t][j]`: gaps in bucket `j` of keys whose sampling hash has exactly `t` trailing
+    /// zeros (`t = 64` for hash 0).
+    hist: Vec<[u64; 64]>,
+}
+
+#[inline(always)]
+fn sample_hash(key: u64) -> u64 {
+    mix64(key ^ GAP_SALT)
+}
+
+/// Whether the gap histogram tracks `key` at sample rate `rate` (a power of two,
+/// [`StreamStats::gap_sample_rate`]).
+pub fn gap_tracks(key: u64, rate: f64) -> bool {
+    let k = (-rate.log2()).round().clamp(0.0, 64.0) as u32;
+    sample_hash(key).trailing_zeros() >= k
+}
+
+#[inline(always)]
+fn table_hash(h: u64) -> u64 {
+    rehash(h, 1)
+}
+
+impl GapSampler {
+    fn new(distinct_bound: Option<u64>) -> Self {
+        let mut k = 0;
+        if let Some(b) = distinct_bound {
+            while k < 63 && (b >> k) > (GAP_TABLE_CAP / 2) as u64 {
+                k += 1;
+            }
+        }
+        Self {
+            k,
+            table: HashTable::new(),
+            hist: vec![[0; 64]; 65],
+        }
+    }
+
+    #[inline(always)]
+    fn observe(&mut self, key: u64, pos: u64) {
+        let h = sample_hash(key);
+        if h.trailing_zeros() >= self.k {
+            self.track(key, h, pos);
+        }
+    }
+
+    #[inline(never)]
+    fn track(&mut self, key: u64, h: u64, pos: u64) {
+        match self.table.entry(
+            table_hash(h),
+            |e| e.0 == key,
+            |e| table_hash(sample_hash(e.0)),
+        ) {
+            Entry::Occupied(mut o) => {
+                let last = &mut o.get_mut().1;
+                let gap = pos - *last;
+                *last = pos;
+                self.hist[h.trailing_zeros() as usize][(63 - gap.leading_zeros()) as usize] += 1;
+            }
+            Entry::Vacant(v) => {
+                v.insert((key, pos));
+                while self.table.len() >= GAP_TABLE_CAP && self.k < 64 {
+                    self.k += 1;
+                    let k = self.k;
+                    self.table
+                        .retain(|e| sample_hash(e.0).trailing_zeros() >= k);
+                }
+            }
+        }
+    }
+
+    fn finish(&self) -> (Vec<u64>, f64) {
+        let mut out = vec![0u64; 64];
+        for level in &self.hist[self.k as usize..] {
+            for (o, c) in out.iter_mut().zip(level) {
+                *o += c;
+            }
+        }
+        while out.last() == Some(&0) {
+            out.pop();
+        }
+        (out, 0.5f64.powi(self.k as i32))
+    }
+}
+
+/// Labels, counts and gaps, filled position by position.
+struct Recorder {
+    gaps: GapSampler,
+    labels: Vec<u64>,
+    word: u64,
+    n: u64,
+    distinct: u64,
+}
+
+impl Recorder {
+    #[inline(always)]
+    fn push(&mut self, key: u64, dup: bool) {
+        let bit = self.n & 63;
+        self.word |= u64::from(dup) << bit;
+        if bit == 63 {
+            self.labels.push(self.word);
+            self.word = 0;
+        }
+        self.distinct += u64::from(!dup);
+        self.gaps.observe(key, self.n);
+        self.n += 1;
+    }
+}
+
+struct Builder {
+    membership: Membership,
+    rec: Recorder,
+}
+
+impl Builder {
+    fn new(oracle: Oracle, plan: &Plan, what: &dyn Fn() -> String) -> Result<Self> {
+        let too_large = |reason: String| Error::TooLarge {
+            stream: what(),
+            reason,
+        };
+        let membership = match oracle {
+            Oracle::Bitmap => {
+                let u = plan.universe.ok_or_else(|| {
+                    too_large("the bitmap oracle needs a bounded universe".into())
+                })?;
+                Membership::Bitmap(
+                    BitArray::new("ground truth", u)
+                        .map_err(|e| too_large(format!("bitmap over {u} keys: {e}")))?,
+                )
+            }
+            Oracle::HashSet => {
+                let mut t = HashTable::new();
+                let cap = plan.distinct_bound.unwrap_or(0);
+                let cap = usize::try_from(cap)
+                    .map_err(|_| too_large(format!("hash set of {cap} keys")))?;
+                t.try_reserve(cap, |&k: &u64| mix64(k))
+                    .map_err(|_| too_large(format!("hash set of {cap} keys: allocation failed")))?;
+                Membership::Hash(t)
+            }
+        };
+        let mut labels = Vec::new();
+        if let Some(n) = plan.len_hint {
+            let words =
+                usize::try_from(n.div_ceil(64)).map_err(|_| too_large(format!("{n} labels")))?;
+            labels
+                .try_reserve_exact(words)
+                .map_err(|_| too_large(format!("{n} labels: allocation failed")))?;
+        }
+        let rec = Recorder {
+            gaps: GapSampler::new(plan.distinct_bound),
+            labels,
+            word: 0,
+            n: 0,
+            distinct: 0,
+        };
+        Ok(Self { membership, rec })
+    }
+
+    fn batch(&mut self, keys: &[u64]) -> Result<()> {
+        let rec = &mut self.rec;
+        match &mut self.membership {
+            Membership::Bitmap(bits) => {
+                let u = bits.len();
+                if let Some(&bad) = keys.iter().find(|&&k| k >= u) {
+                    return Err(Error::TooLarge {
+                        stream: "bitmap oracle".into(),
+                        reason: format!("key {bad} outside the declared universe 0..{u}"),
+                    });
+                }
+                for &k in keys.iter().take(PREFETCH_AHEAD) {
+                    bits.prefetch(k);
+                }
+                for (i, &k) in keys.iter().enumerate() {
+                    if let Some(&ahead) = keys.get(i + PREFETCH_AHEAD) {
+                        bits.prefetch(ahead);
+                    }
+                    let dup = bits.set(k);
+                    rec.push(k, dup);
+                }
+            }
+            Membership::Hash(t) => {
+                for &k in keys {
+                    let dup = match t.entry(mix64(k), |&x| x == k, |&x| mix64(x)) {
+                        Entry::Occupied(_) => true,
+                        Entry::Vacant(v) => {
+                            v.insert(k);
+                            false
+                        }
+                    };
+                    rec.push(k, dup);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self, skipped_lines: u64) -> GroundTruth {
+        let Self {
+            membership,
+            mut rec,
+        } = self;
+        if rec.n & 63 != 0 {
+            rec.labels.push(rec.word);
+        }
+        rec.labels.shrink_to_fit();
+        let (gap_histogram, gap_sample_rate) = rec.gaps.finish();
+        let oracle = match membership {
+            Membership::Bitmap(_) => Oracle::Bitmap,
+            Membership::Hash(_) => Oracle::HashSet,
+        };
+        let n = rec.n;
+        let stats = StreamStats {
+            n,
+            distinct: rec.distinct,
+            distinct_fraction: if n == 0 {
+                0.0
+            } else {
+                rec.distinct as f64 / n as f64
+            },
+            oracle,
+            gap_histogram,
+            gap_sample_rate,
+            skipped_lines,
+        };
+        GroundTruth {
+            labels: rec.labels,
+            stats,
+        }
+    }
+}
+
+/// A stream over an in-memory slice.
+struct SliceStream<'a> {
+    keys: &'a [u64],
+}
+
+impl KeyStream for SliceStream<'_> {
+    fn fill(&mut self, buf: &mut [u64]) -> Result<usize> {
+        let k = buf.len().min(self.keys.len());
+        buf[..k].copy_from_slice(&self.keys[..k]);
+        self.keys = &self.keys[k..];
+        Ok(k)
+    }
+}
+
+fn run(stream: &mut dyn KeyStream, mut b: Builder) -> Result<GroundTruth> {
+    let mut buf = vec![0u64; BATCH];
+    loop {
+        let k = stream.fill(&mut buf)?;
+        if k == 0 {
+            break;
+        }
+        b.batch(&buf[..k])?;
+    }
+    Ok(b.finish(stream.skipped_lines()))
+}
+
+impl GroundTruth {
+    /// Labels `spec`'s stream with the automatically chosen oracle.
+    pub fn compute(spec: &StreamSpec) -> Result<GroundTruth> {
+        Self::compute_with(spec, None)
+    }
+
+    /// Labels `spec`'s stream with the given oracle (`None` = automatic). The bitmap needs a
+    /// declared universe.
+    pub fn compute_with(spec: &StreamSpec, oracle: Option<Oracle>) -> Result<GroundTruth> {
+        spec.validate()?;
+        let plan = plan(spec);
+        let b = Builder::new(oracle.unwrap_or(plan.oracle), &plan, &|| spec.describe())?;
+        let mut stream = spec.open()?;
+        run(&mut *stream, b)
+    }
+
+    /// Labels an in-memory key sequence; `universe` (keys `0..U`) enables the bitmap oracle.
+    pub fn from_keys(
+        keys: &[u64],
+        universe: Option<u64>,
+        oracle: Option<Oracle>,
+    ) -> Result<GroundTruth> {
+        Self::from_stream(
+            &mut SliceStream { keys },
+            Some(keys.len() as u64),
+            universe,
+            oracle,
+        )
+    }
+
+    /// Labels any stream. `len_hint` pre-sizes the labels and the hash set and sets the initial
+    /// gap-sampling level (without it the level starts at exact and adapts); `universe` (keys
+    /// `0..U`) enables the bitmap oracle; `oracle` = `None` chooses as
+    /// [`compute`](Self::compute) does.
+    pub fn from_stream(
+        stream: &mut dyn KeyStream,
+        len_hint: Option<u64>,
+        universe: Option<u64>,
+        oracle: Option<Oracle>,
+    ) -> Result<GroundTruth> {
+        let p = plan_for(len_hint, universe);
+        let b = Builder::new(oracle.unwrap_or(p.oracle), &p, &|| "key stream".to_string())?;
+        run(stream, b)
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> u64 {
+        self.stats.n
+    }
+
+    /// True for an empty stream.
+    pub fn is_empty(&self) -> bool {
+        self.stats.n == 0
+    }
+
+    /// Whether position `i` holds a duplicate.
+    ///
+    /// # Panics
+    /// If `i >= len()`.
+    #[inline]
+    pub fn is_duplicate(&self, i: u64) -> bool {
+        assert!(
+            i < self.stats.n,
+            "position {i} beyond stream length {}",
+            self.stats.n
+        );
+        (self.labels[(i >> 6) as usize] >> (i & 63)) & 1 == 1
+    }
+
+    /// The labels: bit `i % 64` of word `i / 64` is position `i`'s label (1 = duplicate);
+    /// bits beyond `len()` are 0.
+    pub fn label_words(&self) -> &[u64] {
+        &self.labels
+    }
+
+    /// Statistics measured while labelling.
+    pub fn stats(&self) -> &StreamStats {
+        &self.stats
+    }
+
+    /// The oracle [`compute`](Self::compute) would choose for `spec`.
+    pub fn planned_oracle(spec: &StreamSpec) -> Oracle {
+        plan(spec).oracle
+    }
+
+    /// Estimated peak heap bytes of [`compute`](Self::compute) for `spec` (labels, oracle,
+    /// gap-sampling table at its largest, buffers). For a replay without `limit` the length is
+    /// guessed from the file size (16 bytes a line, gzip 8× compression) and the hash set's
+    /// growth (old and new table alive while it doubles) is included.
+    pub fn heap_bytes_estimate(spec: &StreamSpec) -> u64 {
+        let p = plan(spec);
+        let n = p.len_hint.unwrap_or_else(|| replay_len_estimate(spec));
+        let labels = n.div_ceil(64) * 8;
+        let oracle = match p.oracle {
+            Oracle::Bitmap => p.universe.unwrap_or(0).div_ceil(64) * 8,
+            Oracle::HashSet => match p.distinct_bound {
+                Some(d) => table_bytes(d, 8),
+                None => table_bytes(n, 8) * 3 / 2,
+            },
+        };
+        let bound = p.distinct_bound.unwrap_or(n);
+        let gaps = table_bytes(bound.min(GAP_TABLE_CAP as u64), 16);
+        let buffers = (BATCH * 8 + (1 << 20)) as u64;
+        labels + oracle + gaps + buffers
+    }
+}

@@ -1,0 +1,260 @@
+//! Replay: formats, gzip, the NASA log, bad lines.
+
+use dupstream_streams::replay::fingerprint;
+use dupstream_streams::{
+    BadLinePolicy, Error, GroundTruth, ReplayFormat, StreamSpec, collect_keys,
+};
+
+use crate::common::{TempFile, drain, nasa_tsv};
+
+fn replay(
+    path: &std::path::Path,
+    format: ReplayFormat,
+    column: Option<&str>,
+    header: bool,
+) -> StreamSpec {
+    StreamSpec::Replay {
+        path: path.to_path_buf(),
+        format,
+        column: column.map(str::to_owned),
+        header,
+        fingerprint_seed: 0,
+        bad_lines: BadLinePolicy::Fail,
+        limit: None,
+    }
+}
+
+fn with_policy(mut spec: StreamSpec, policy: BadLinePolicy) -> StreamSpec {
+    if let StreamSpec::Replay { bad_lines, .. } = &mut spec {
+        *bad_lines = policy;
+    }
+    spec
+}
+
+#[test]
+fn nasa_log_has_30969_requests() {
+    let Some(path) = nasa_tsv() else { return };
+    let spec = replay(&path, ReplayFormat::Tsv, Some("url"), true);
+    spec.validate().unwrap();
+    assert_eq!(spec.declared_len(), None);
+    let keys = collect_keys(&spec).unwrap();
+    assert_eq!(keys.len(), 30_969);
+    // First request's URL (line 2 of the file).
+    assert_eq!(keys[0], fingerprint(b"/images/launch-logo.gif", 0));
+    let t = GroundTruth::compute(&spec).unwrap();
+    let s = t.stats();
+    assert_eq!(s.n, 30_969);
+    // `cut -f5 | tail -n +2 | sort -u | wc -l` on the file gives 2088 distinct URLs.
+    assert_eq!(s.distinct, 2088);
+    assert_eq!(s.gap_sample_rate, 1.0);
+    assert_eq!(s.gap_histogram.iter().sum::<u64>(), 30_969 - 2088);
+    assert_eq!(s.skipped_lines, 0);
+    // Column by index gives the same keys.
+    assert_eq!(
+        collect_keys(&replay(&path, ReplayFormat::Tsv, Some("4"), true)).unwrap(),
+        keys
+    );
+}
+
+#[test]
+fn nasa_log_gzip_gives_the_same_keys() {
+    let Some(path) = nasa_tsv() else { return };
+    let gz = TempFile::gzip("nasa.tsv.bin", &std::fs::read(&path).unwrap());
+    let a = collect_keys(&replay(&path, ReplayFormat::Tsv, Some("url"), true)).unwrap();
+    let b = collect_keys(&replay(gz.path(), ReplayFormat::Tsv, Some("url"), true)).unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn gzip_and_plain_give_the_same_keys() {
+    let mut text = String::new();
+    for i in 0..20_000u32 {
+        text += &format!("http://example.org/page/{}\r\n", i % 3001);
+    }
+    let plain = TempFile::new("urls.txt", text.as_bytes());
+    // Named .txt although compressed: detection is by magic bytes.
+    let gz = TempFile::gzip("urls-gz.txt", text.as_bytes());
+    let a = collect_keys(&replay(plain.path(), ReplayFormat::Lines, None, false)).unwrap();
+    let b = drain(
+        &mut *replay(gz.path(), ReplayFormat::Lines, None, false)
+            .open()
+            .unwrap(),
+        333,
+    )
+    .unwrap();
+    assert_eq!(a.len(), 20_000);
+    assert_eq!(a, b);
+    assert_eq!(a[5], fingerprint(b"http://example.org/page/5", 0)); // "\r\n" stripped
+    // Concatenated gzip members read as one stream.
+    let mut two = std::fs::read(gz.path()).unwrap();
+    two.extend_from_slice(&two.clone());
+    let gz2 = TempFile::new("two.gz", &two);
+    assert_eq!(
+        collect_keys(&replay(gz2.path(), ReplayFormat::Lines, None, false))
+            .unwrap()
+            .len(),
+        40_000
+    );
+}
+
+#[test]
+fn fingerprint_seed_changes_keys() {
+    let f = TempFile::new("seed.txt", b"a\nb\n");
+    let a = collect_keys(&replay(f.path(), ReplayFormat::Lines, None, false)).unwrap();
+    let mut spec = replay(f.path(), ReplayFormat::Lines, None, false);
+    if let StreamSpec::Replay {
+        fingerprint_seed, ..
+    } = &mut spec
+    {
+        *fingerprint_seed = 99;
+    }
+    let b = collect_keys(&spec).unwrap();
+    assert_eq!(b, vec![fingerprint(b"a", 99), fingerprint(b"b", 99)]);
+    assert_ne!(a, b);
+}
+
+#[test]
+fn bad_line_policy_fail_names_file_line_and_column() {
+    let f = TempFile::new("bad.tsv", b"host\turl\nh1\t/a\nh2\n\th3\t/b\nh4\t\n");
+    let spec = replay(f.path(), ReplayFormat::Tsv, Some("url"), true);
+    let err = collect_keys(&spec).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, Error::Malformed { line: 3, .. }), "{msg}");
+    assert!(msg.contains(&format!("{}:3:", f.path().display())), "{msg}");
+    assert!(msg.contains("column `url`"), "{msg}");
+    assert!(!msg.contains('\n'));
+}
+
+#[test]
+fn bad_line_policy_skip_counts_and_continues() {
+    let f = TempFile::new("bad.tsv", b"host\turl\nh1\t/a\nh2\nh3\t/b\nh4\t\nh5\t/a\n");
+    let spec = with_policy(
+        replay(f.path(), ReplayFormat::Tsv, Some("url"), true),
+        BadLinePolicy::Skip,
+    );
+    let keys = collect_keys(&spec).unwrap();
+    assert_eq!(
+        keys,
+        vec![
+            fingerprint(b"/a", 0),
+            fingerprint(b"/b", 0),
+            fingerprint(b"/a", 0)
+        ]
+    );
+    let t = GroundTruth::compute(&spec).unwrap();
+    assert_eq!(t.stats().skipped_lines, 2); // too few fields; empty url
+    assert_eq!((t.len(), t.stats().distinct), (3, 2));
+    assert!(!t.is_duplicate(0) && !t.is_duplicate(1) && t.is_duplicate(2));
+}
+
+#[test]
+fn csv_with_quotes_and_named_column() {
+    let f = TempFile::new(
+        "q.csv",
+        b"id,url,n\n1,\"/a,b\",2\n2,/c,3\n3,\"/x\"\"y\",4\n4,\"/open\n",
+    );
+    let spec = with_policy(
+        replay(f.path(), ReplayFormat::Csv, Some("url"), true),
+        BadLinePolicy::Skip,
+    );
+    let t = GroundTruth::compute(&spec).unwrap();
+    assert_eq!(t.stats().skipped_lines, 1); // unterminated quote on line 5
+    let keys = collect_keys(&spec).unwrap();
+    assert_eq!(
+        keys,
+        vec![
+            fingerprint(b"/a,b", 0),
+            fingerprint(b"/c", 0),
+            fingerprint(b"/x\"y", 0)
+        ]
+    );
+    let err = collect_keys(&replay(f.path(), ReplayFormat::Csv, Some("url"), true)).unwrap_err();
+    assert!(
+        err.to_string().contains(":5: field 1: unterminated quote"),
+        "{err}"
+    );
+}
+
+#[test]
+fn common_log_format_uses_the_request_url() {
+    let log = concat!(
+        "in24.inetnebr.com - - [01/Aug/1995:00:00:01 -0400] \"GET /shuttle/a.txt HTTP/1.0\" 200 1839\n",
+        "uplherc.upl.com - - [01/Aug/1995:00:00:07 -0400] \"GET / HTTP/1.0\" 304 0\n",
+        "broken line without request\n",
+        "ix.example - - [01/Aug/1995:00:00:12 -0400] \"GET /shuttle/a.txt\" 200 1839\n",
+    );
+    let f = TempFile::gzip("log.gz", log.as_bytes());
+    let spec = with_policy(
+        replay(f.path(), ReplayFormat::Clf, None, false),
+        BadLinePolicy::Skip,
+    );
+    let keys = collect_keys(&spec).unwrap();
+    assert_eq!(
+        keys,
+        vec![
+            fingerprint(b"/shuttle/a.txt", 0),
+            fingerprint(b"/", 0),
+            fingerprint(b"/shuttle/a.txt", 0)
+        ]
+    );
+    let err = collect_keys(&replay(f.path(), ReplayFormat::Clf, None, false)).unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with(":3: not a Common Log Format line: no quoted request"),
+        "{err}"
+    );
+}
+
+#[test]
+fn limit_stops_early() {
+    let Some(path) = nasa_tsv() else { return };
+    let mut spec = replay(&path, ReplayFormat::Tsv, Some("url"), true);
+    if let StreamSpec::Replay { limit, .. } = &mut spec {
+        *limit = Some(1000);
+    }
+    assert_eq!(spec.declared_len(), Some(1000));
+    assert_eq!(GroundTruth::compute(&spec).unwrap().len(), 1000);
+}
+
+#[test]
+fn header_problems_are_reported_by_validate() {
+    let f = TempFile::new("h.tsv", b"host\turl\nh\t/a\n");
+    let err = replay(f.path(), ReplayFormat::Tsv, Some("uri"), true)
+        .validate()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("column `uri` not in header (columns: host, url)"),
+        "{err}"
+    );
+    let err = replay(f.path(), ReplayFormat::Tsv, Some("url"), false)
+        .validate()
+        .unwrap_err();
+    assert!(err.to_string().contains("needs `header = true`"), "{err}");
+    let err = replay(f.path(), ReplayFormat::Lines, Some("url"), false)
+        .validate()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("only `tsv` and `csv` have columns"),
+        "{err}"
+    );
+    let missing = f.path().with_extension("missing");
+    let err = replay(&missing, ReplayFormat::Lines, None, false)
+        .validate()
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::Io { .. }) && err.to_string().contains("h.missing"),
+        "{err}"
+    );
+}
+
+#[test]
+fn truncated_gzip_is_an_error_with_a_line() {
+    let text: String = (0..50_000).map(|i| format!("/u/{i}\n")).collect();
+    let gz = TempFile::gzip("full.gz", text.as_bytes());
+    let bytes = std::fs::read(gz.path()).unwrap();
+    let cut = TempFile::new("cut.gz", &bytes[..bytes.len() / 2]);
+    let err = collect_keys(&replay(cut.path(), ReplayFormat::Lines, None, false)).unwrap_err();
+    assert!(matches!(err, Error::Io { line: Some(_), .. }), "{err}");
+}

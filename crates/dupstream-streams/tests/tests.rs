@@ -1,0 +1,8 @@
+//! Integration tests of dupstream-streams, one module per concern.
+
+mod common;
+mod determinism;
+mod replay;
+mod spec;
+mod truth;
+mod uniform;
