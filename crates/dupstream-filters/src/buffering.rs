@@ -538,11 +538,11 @@ mod tests {
 
     #[test]
     fn thirty_two_bit_entries_collide_at_the_predicted_rate() {
-        // Direct check of the fingerprint collision rate: fill a buffer of n = 2^20 32-bit
-        // entries with distinct keys, then present t = 2^20 fresh distinct keys. Each fresh key
+        // Direct check of the fingerprint collision rate: fill a buffer of n = 2^19 32-bit
+        // entries with distinct keys, then present t = 2^19 fresh distinct keys. Each fresh key
         // (whose own insertion evicts one entry, so n stay stored) collides with probability
-        // ~ n / 2^32 = 2^-12: expected 256 false positives, binomial sd 16; 5 sd bounds.
-        let n = 1u64 << 20;
+        // ~ n / 2^32 = 2^-13: expected 64 false positives, binomial sd 8; 5 sd bounds.
+        let n = 1u64 << 19;
         let mut b = LruBuffering::new(n * 32, &LruBufferingParams { entry_bits: 32 }, 0).unwrap();
         for key in 0..n {
             b.step(hash_key(key, 11));

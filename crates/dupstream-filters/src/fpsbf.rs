@@ -284,9 +284,9 @@ pub struct FpSbf {
     fps: Option<f64>,
     update: FingerprintUpdate,
     zeros: u64,
-    /// Coins (`ξ`) and decrement amounts (`z`).
+    /// Coins (`ξ`).
     rng: FilterRng,
-    /// Deletion positions, drawn ahead.
+    /// Deletion draws (cell and decrement), drawn ahead.
     pos_rng: FilterRng,
     ring: Vec<u64>,
     ring_head: usize,
@@ -299,9 +299,7 @@ impl FpSbf {
         let cells = PackedArray::new("fpsbf", m, width)?;
         let mut pos_rng = filter_rng(seed, 1);
         let ring_len = (l.saturating_mul(4)).next_power_of_two().clamp(64, 1 << 16) as usize;
-        let ring: Vec<u64> = (0..ring_len)
-            .map(|_| reduce(pos_rng.next_u64(), m))
-            .collect();
+        let ring: Vec<u64> = (0..ring_len).map(|_| pos_rng.next_u64()).collect();
         Ok(Self {
             cells,
             m,
@@ -361,24 +359,27 @@ impl FpSbf {
         (nonzero, matches)
     }
 
-    /// The next pre-drawn deletion position; a fresh one takes its slot and is prefetched.
+    /// The next pre-drawn deletion draw; a fresh one takes its slot and its cell is
+    /// prefetched. A draw `x` gives the cell `reduce(x, m)` (from its high bits) and the
+    /// decrement `z = 1 + ((x mod 2^32)·Max >> 32)` (from its low 32 bits).
     #[inline(always)]
-    fn next_position(&mut self) -> u64 {
-        let fresh = reduce(self.pos_rng.next_u64(), self.m);
-        self.cells.prefetch(fresh);
+    fn next_draw(&mut self) -> u64 {
+        let fresh = self.pos_rng.next_u64();
+        self.cells.prefetch(reduce(fresh, self.m));
         let slot = &mut self.ring[self.ring_head];
-        let pos = *slot;
+        let x = *slot;
         *slot = fresh;
         self.ring_head = (self.ring_head + 1) & (self.ring.len() - 1);
-        pos
+        x
     }
 
     /// Algorithm 3: `L` random cells, each decremented by its own uniform `z ∈ 1..=Max`.
     #[inline]
     fn delete(&mut self) {
         for _ in 0..self.l {
-            let j = self.next_position();
-            let z = 1 + reduce(self.rng.next_u64(), self.max);
+            let x = self.next_draw();
+            let j = reduce(x, self.m);
+            let z = 1 + (((x & 0xffff_ffff) * self.max) >> 32);
             let cell = self.cells.get(j);
             let count = cell & self.counter_mask;
             if count != 0 {
