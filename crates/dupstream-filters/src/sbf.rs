@@ -417,14 +417,13 @@ impl StableBloomFilter {
         }
     }
 
-    /// Decrements one cell (if non-zero), keeping the zero count.
+    /// Decrements one cell (if non-zero), keeping the zero count. Branch-free: whether a random
+    /// cell is zero is unpredictable, and a mispredicted branch costs more than the store.
     #[inline(always)]
     fn decrement_cell(&mut self, j: u64) {
         let v = self.cells.get(j);
-        if v != 0 {
-            self.cells.set(j, v - 1);
-            self.zeros += u64::from(v == 1);
-        }
+        self.cells.set(j, v - u64::from(v != 0));
+        self.zeros += u64::from(v == 1);
     }
 
     /// Step 2 of Algorithm 1 with the head group of the ring, then redraws that group.
