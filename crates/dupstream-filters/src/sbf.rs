@@ -1,1 +1,899 @@
-//! (being written)
+//! The Stable Bloom filter: Deng & Rafiei, *Approximately Detecting Duplicates for Streaming Data
+//! using Stable Bloom Filters*, SIGMOD 2006, Section 3.2 (Definition 1, Algorithm 1), Section 4.1
+//! (parameter setting, Eq. 17) and Section 5.2 (implementation).
+//!
+//! An array of `m` cells of `d = ⌈log₂(Max + 1)⌉` bits, `m = ⌊budget / d⌋`, all zero at first.
+//! For each element (Algorithm 1):
+//! 1. probe its `K` cells: the element is a DUPLICATE iff none of them is zero;
+//! 2. decrement `P` cells by one (cells already at zero stay zero);
+//! 3. set its `K` cells to `Max`.
+//!
+//! Once stable, the fraction of zero cells is [`stable_zero_fraction`] (Theorem 3) and the false
+//! positive rate is at most [`fp_bound`] (Eq. 8), reached on a uniform stream; `P` can be derived
+//! from a target false positive rate with [`p_for_fps`] (Eq. 17). The formulas live in
+//! [`crate::theory`] and are re-exported here.
+//!
+//! # Readings of the paper
+//! - **The decrement never changes the answer.** Algorithm 1's decrement loop reads
+//!   `if SBF[j] ≥ 1 then DuplicateFlag = "Yes"; SBF[j] = SBF[j] − 1`. Nothing in the analysis
+//!   (Theorems 1–3, Eq. 8, 14) lets a random cell change the verdict, and the prose says the
+//!   detection is "probing whether all the cells the element is hashed to are non-zero". We
+//!   follow the analysis: the verdict depends on the `K` probed cells only, and the decrement is
+//!   `if SBF[j] ≥ 1 then SBF[j] −= 1` (papers README, inconsistency 1).
+//! - **Which cells are decremented.** Algorithm 1 selects "P different cells uniformly at
+//!   random" ([`Decrement::Independent`], the default: `P` distinct cells, drawn by rejection).
+//!   Section 5.2 describes what the authors ran: "generate a random number, decrement the
+//!   corresponding cell and (P−1) cells adjacent to it" ([`Decrement::Adjacent`]: cells
+//!   `j, j+1, …, j+P−1`, wrapping from `m − 1` to 0 so that every cell keeps the decrement
+//!   probability `P/m` the analysis assumes). Both are offered (inconsistency 2).
+//! - **`P` from a target rate.** With `fps` instead of `p`, `P` is Eq. 17 rounded down by
+//!   default, as the paper does (it runs `P = 4` for `FPS = 10%`, `Max = 1`, `K = 2`, where
+//!   Eq. 17 gives 4.33; also `P = 10` for 10.9 and `P = 141` for 141.3), so the actual bound
+//!   [`fp_bound`] is slightly above the target (11.1% for that setting). `p_rounding = "ceil"`
+//!   keeps the bound at or below the target instead. `P` is at least 1.
+//! - **`Max` need not be `2^d − 1`.** Definition 1 ties `Max = 2^d − 1`; any `Max ≥ 1` is
+//!   accepted and `d` is the smallest width holding it (Section 4.1 explains why other values
+//!   waste bits).
+//! - The `K` indices come from double hashing of the pre-hashed key, standing in for the
+//!   paper's independent hash functions; they are not forced distinct (nor are the paper's).
+//!
+//! # Randomness and prefetching
+//! The decrement positions come from the structure's seeded generator. They are drawn ahead into
+//! a small ring of `R` groups (`R ≤ 32`, one group per future element), and each element
+//! consumes the oldest group and draws a replacement. The draws therefore happen in one fixed
+//! order whatever the calling pattern, so [`DuplicateFilter::step`] and the overridden
+//! [`DuplicateFilter::step_batch`] give identical verdicts, while `step_batch` can prefetch the
+//! decrement cells of an element `min(PREFETCH_DISTANCE, R − 1)` elements ahead. The ring, like
+//! the generator, is random-number state, not filter state, and is not charged to the budget.
+
+use crate::bits::PackedArray;
+use crate::error::{Error, Result, ensure};
+use crate::hash::{DoubleHash, mix64, reduce};
+use crate::rng::{FilterRng, Rng, filter_rng};
+use crate::{DuplicateFilter, Occupancy, OccupancyKind, PREFETCH_DISTANCE};
+
+pub use crate::theory::{fp_bound, p_for_fps, stable_zero_fraction};
+
+/// Largest accepted `K`.
+pub const MAX_K: u32 = 256;
+/// Largest accepted `P` (each element costs `O(P)` work).
+pub const MAX_P: u64 = 1 << 16;
+/// Largest accepted `Max` (cells of at most [`PackedArray::MAX_WIDTH`] bits).
+pub const MAX_MAX: u64 = (1 << PackedArray::MAX_WIDTH) - 1;
+
+/// Which `P` cells are decremented in each iteration.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decrement {
+    /// `P` distinct cells drawn uniformly at random (Algorithm 1).
+    #[default]
+    Independent,
+    /// One random cell and the `P − 1` cells after it, wrapping around (Section 5.2).
+    Adjacent,
+}
+
+impl Decrement {
+    /// The name used in experiment files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Independent => "independent",
+            Self::Adjacent => "adjacent",
+        }
+    }
+}
+
+/// How `P` is rounded when it is derived from `fps` by Eq. 17.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PRounding {
+    /// Round down, as the paper does (the bound of Eq. 8 then slightly exceeds `fps`).
+    #[default]
+    Floor,
+    /// Round up (the bound of Eq. 8 is then at most `fps`).
+    Ceil,
+}
+
+fn default_max() -> u64 {
+    1
+}
+
+fn default_k() -> u32 {
+    2
+}
+
+/// Parameters of a [`StableBloomFilter`]. Give exactly one of `p` and `fps`.
+///
+/// The defaults `max = 1`, `k = 2` are the paper's setting for `FPS = 10%` (Section 5.2, used in
+/// Fig. 3, 4 and 6), which goes with `p = 4`:
+///
+/// ```toml
+/// p = 4                     # or: fps = 0.1  (P from Eq. 17)
+/// max = 1                   # default
+/// k = 2                     # default
+/// decrement = "adjacent"    # default "independent"
+/// ```
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SbfParams {
+    /// `Max`, the value cells are set to (default 1).
+    #[serde(default = "default_max")]
+    pub max: u64,
+    /// `K`, the number of cells probed and set per element (default 2).
+    #[serde(default = "default_k")]
+    pub k: u32,
+    /// `P`, the number of cells decremented per element.
+    #[serde(default)]
+    pub p: Option<u64>,
+    /// `FPS`, the acceptable false positive rate; `P` then follows from Eq. 17.
+    #[serde(default)]
+    pub fps: Option<f64>,
+    /// How the `P` cells are chosen (default independent).
+    #[serde(default)]
+    pub decrement: Decrement,
+    /// How Eq. 17's real `P` is rounded when `fps` is given (default floor, as the paper).
+    #[serde(default)]
+    pub p_rounding: PRounding,
+}
+
+impl SbfParams {
+    /// `Max`, `K` and `P` given directly, independent decrement.
+    pub fn new(max: u64, k: u32, p: u64) -> Self {
+        Self {
+            max,
+            k,
+            p: Some(p),
+            fps: None,
+            decrement: Decrement::Independent,
+            p_rounding: PRounding::Floor,
+        }
+    }
+
+    /// `Max`, `K` and the acceptable false positive rate (`P` by Eq. 17).
+    pub fn with_fps(max: u64, k: u32, fps: f64) -> Self {
+        Self {
+            max,
+            k,
+            p: None,
+            fps: Some(fps),
+            decrement: Decrement::Independent,
+            p_rounding: PRounding::Floor,
+        }
+    }
+
+    /// The same parameters with another decrement mode.
+    pub fn decrement(self, decrement: Decrement) -> Self {
+        Self { decrement, ..self }
+    }
+}
+
+/// `d`, the bits per cell holding `Max`: `⌈log₂(Max + 1)⌉` (Definition 1).
+pub fn cell_bits(max: u64) -> u32 {
+    64 - max.leading_zeros()
+}
+
+/// Parameters after validation.
+#[derive(Debug, Clone, Copy)]
+struct Resolved {
+    max: u64,
+    k: u32,
+    p: u64,
+    d: u32,
+    m: u64,
+}
+
+fn resolve(budget_bits: u64, params: &SbfParams) -> Result<Resolved> {
+    let SbfParams { max, k, p, fps, .. } = *params;
+    ensure(
+        (1..=MAX_MAX).contains(&max),
+        "max",
+        max,
+        "must be in 1..=2^57-1",
+    )?;
+    ensure((1..=MAX_K).contains(&k), "k", k, "must be in 1..=256")?;
+    let d = cell_bits(max);
+    let m = budget_bits / u64::from(d);
+    // At least K + 1 cells (Eq. 17 needs 1/K - 1/m > 0) and room for P distinct cells.
+    let min_cells = |p: u64| (u64::from(k) + 1).max(p);
+    let too_small = |needed: u64| Error::BudgetTooSmall {
+        structure: "sbf",
+        budget_bits,
+        needed_bits: needed.saturating_mul(u64::from(d)),
+    };
+    let p = match (p, fps) {
+        (Some(p), None) => {
+            ensure((1..=MAX_P).contains(&p), "p", p, "must be in 1..=65536")?;
+            p
+        }
+        (None, Some(fps)) => {
+            ensure(
+                fps > 0.0 && fps < 1.0,
+                "fps",
+                fps,
+                "must be strictly between 0 and 1",
+            )?;
+            if m <= u64::from(k) {
+                return Err(too_small(min_cells(1)));
+            }
+            let real = p_for_fps(m, k, max, fps);
+            let rounded = match params.p_rounding {
+                PRounding::Floor => real.floor(),
+                PRounding::Ceil => real.ceil(),
+            };
+            ensure(
+                rounded.is_finite() && rounded <= MAX_P as f64,
+                "fps",
+                fps,
+                &format!("Eq. 17 gives P = {real:.1}, above the largest supported P = 65536"),
+            )?;
+            (rounded as u64).max(1)
+        }
+        (Some(p), Some(_)) => {
+            return Err(Error::InvalidParameter {
+                name: "p",
+                value: p.to_string(),
+                reason: "give either `p` or `fps` (which derives P by Eq. 17), not both".into(),
+            });
+        }
+        (None, None) => {
+            return Err(Error::InvalidParameter {
+                name: "p",
+                value: "(none)".into(),
+                reason: "give either `p` or `fps` (which derives P by Eq. 17)".into(),
+            });
+        }
+    };
+    if m < min_cells(p) {
+        return Err(too_small(min_cells(p)));
+    }
+    let bits = m.checked_mul(u64::from(d)).ok_or(Error::CapacityTooLarge {
+        structure: "sbf",
+        bits: u64::MAX,
+    })?;
+    crate::error::words_for_bits("sbf", bits)?;
+    Ok(Resolved { max, k, p, d, m })
+}
+
+/// Groups of pre-drawn decrement positions kept ahead (a power of two).
+fn ring_groups(group_len: usize) -> usize {
+    let mut r = 32;
+    while r > 1 && r * group_len > 8192 {
+        r /= 2;
+    }
+    r
+}
+
+/// A Stable Bloom filter (Deng & Rafiei, Algorithm 1).
+///
+/// ```
+/// use dupstream_filters::{DuplicateFilter, hash::hash_key, sbf::{StableBloomFilter, SbfParams}};
+/// let mut sbf = StableBloomFilter::new(1 << 16, &SbfParams::with_fps(1, 2, 0.1), 7).unwrap();
+/// assert_eq!(sbf.p(), 4); // Eq. 17 gives 4.33, rounded down as in the paper
+/// assert!(!sbf.step(hash_key(1, 0)));
+/// assert!(sbf.step(hash_key(1, 0))); // a duplicate right after its predecessor is always caught
+/// ```
+#[derive(Debug, Clone)]
+pub struct StableBloomFilter {
+    cells: PackedArray,
+    m: u64,
+    k: u32,
+    max: u64,
+    p: u64,
+    d: u32,
+    fps: Option<f64>,
+    decrement: Decrement,
+    zeros: u64,
+    rng: FilterRng,
+    /// `R` groups of pre-drawn positions, `group_len` each (`P`, or 1 start cell if adjacent).
+    ring: Vec<u64>,
+    group_len: usize,
+    ring_mask: usize,
+    head: usize,
+    /// Open-addressing scratch table for drawing `P > 16` distinct cells.
+    scratch: Vec<u64>,
+}
+
+impl StableBloomFilter {
+    /// A filter using at most `budget_bits` bits; `seed` drives the random decrements.
+    pub fn new(budget_bits: u64, params: &SbfParams, seed: u64) -> Result<Self> {
+        let Resolved { max, k, p, d, m } = resolve(budget_bits, params)?;
+        let group_len = match params.decrement {
+            Decrement::Independent => p as usize,
+            Decrement::Adjacent => 1,
+        };
+        let groups = ring_groups(group_len);
+        let scratch_len = if group_len > 16 {
+            (2 * group_len).next_power_of_two()
+        } else {
+            0
+        };
+        let mut f = Self {
+            cells: PackedArray::new("sbf", m, d)?,
+            m,
+            k,
+            max,
+            p,
+            d,
+            fps: params.fps,
+            decrement: params.decrement,
+            zeros: m,
+            rng: filter_rng(seed, 0),
+            ring: vec![0; groups * group_len],
+            group_len,
+            ring_mask: groups - 1,
+            head: 0,
+            scratch: vec![u64::MAX; scratch_len],
+        };
+        for g in 0..groups {
+            f.draw_group(g);
+        }
+        Ok(f)
+    }
+
+    /// The state size a filter built with this budget would have (no allocation).
+    pub fn memory_bits_for(budget_bits: u64, params: &SbfParams) -> Result<u64> {
+        resolve(budget_bits, params).map(|r| r.m * u64::from(r.d))
+    }
+
+    /// `m`, the number of cells.
+    pub fn m(&self) -> u64 {
+        self.m
+    }
+
+    /// `K`.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// `P`, the number of cells decremented per element (given, or derived by Eq. 17).
+    pub fn p(&self) -> u64 {
+        self.p
+    }
+
+    /// `Max`.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    /// `d`, bits per cell.
+    pub fn d(&self) -> u32 {
+        self.d
+    }
+
+    /// Eq. 8 for this filter's `K`, `Max`, `P` and `m`: its stable false positive rate on a
+    /// uniform stream, and an upper bound at all times.
+    pub fn fps_bound(&self) -> f64 {
+        fp_bound(self.k, self.max, self.p as f64, self.m)
+    }
+
+    /// Theorem 3 for this filter: its stable fraction of zero cells on a uniform stream.
+    pub fn stable_zero_fraction(&self) -> f64 {
+        stable_zero_fraction(self.k, self.max, self.p as f64, self.m)
+    }
+
+    /// The probe of Algorithm 1 without the update: true iff none of the `K` cells is zero.
+    #[inline]
+    pub fn contains(&self, hash: u64) -> bool {
+        let dh = DoubleHash::new(hash);
+        (0..self.k).all(|i| self.cells.get(dh.index(i, self.m)) != 0)
+    }
+
+    /// Fills ring group `g` with fresh positions.
+    fn draw_group(&mut self, g: usize) {
+        let m = self.m;
+        let group = &mut self.ring[g * self.group_len..(g + 1) * self.group_len];
+        if group.len() <= 16 {
+            for s in 0..group.len() {
+                let x = loop {
+                    let x = reduce(self.rng.next_u64(), m);
+                    if !group[..s].contains(&x) {
+                        break x;
+                    }
+                };
+                group[s] = x;
+            }
+        } else {
+            // P distinct cells by rejection against a small open-addressing set: O(P).
+            self.scratch.fill(u64::MAX);
+            let mask = self.scratch.len() - 1;
+            for slot in group.iter_mut() {
+                *slot = loop {
+                    let x = reduce(self.rng.next_u64(), m);
+                    let mut i = mix64(x) as usize & mask;
+                    let fresh = loop {
+                        match self.scratch[i] {
+                            u64::MAX => {
+                                self.scratch[i] = x;
+                                break true;
+                            }
+                            y if y == x => break false,
+                            _ => i = (i + 1) & mask,
+                        }
+                    };
+                    if fresh {
+                        break x;
+                    }
+                };
+            }
+        }
+    }
+
+    /// Decrements one cell (if non-zero), keeping the zero count. Branch-free: whether a random
+    /// cell is zero is unpredictable, and a mispredicted branch costs more than the store.
+    #[inline(always)]
+    fn decrement_cell(&mut self, j: u64) {
+        let v = self.cells.get(j);
+        self.cells.set(j, v - u64::from(v != 0));
+        self.zeros += u64::from(v == 1);
+    }
+
+    /// Step 2 of Algorithm 1 with the head group of the ring, then redraws that group.
+    #[inline(always)]
+    fn decrement(&mut self) {
+        let g = self.head;
+        let base = g * self.group_len;
+        match self.decrement {
+            Decrement::Independent => {
+                for s in 0..self.group_len {
+                    let j = self.ring[base + s];
+                    self.decrement_cell(j);
+                }
+            }
+            Decrement::Adjacent => {
+                let mut j = self.ring[base];
+                for _ in 0..self.p {
+                    self.decrement_cell(j);
+                    j += 1;
+                    if j == self.m {
+                        j = 0;
+                    }
+                }
+            }
+        }
+        self.draw_group(g);
+        self.head = (g + 1) & self.ring_mask;
+    }
+
+    /// Prefetches the decrement cells of the element `ahead` positions after the next one.
+    #[inline(always)]
+    fn prefetch_group(&self, ahead: usize) {
+        let g = (self.head + ahead) & self.ring_mask;
+        let group = &self.ring[g * self.group_len..(g + 1) * self.group_len];
+        match self.decrement {
+            Decrement::Independent => group.iter().for_each(|&j| self.cells.prefetch(j)),
+            Decrement::Adjacent => {
+                let j = group[0];
+                self.cells.prefetch(j);
+                // The run spans (P·d) bits; touch its last cell too (wrapping).
+                let last = j + self.p - 1;
+                self.cells
+                    .prefetch(if last >= self.m { last - self.m } else { last });
+            }
+        }
+    }
+
+    /// The running zero count against a recount of the cells (O(m); for tests).
+    #[cfg(test)]
+    fn zeros_consistent(&self) -> bool {
+        self.zeros == self.cells.count_zeros()
+    }
+}
+
+impl DuplicateFilter for StableBloomFilter {
+    #[inline]
+    fn step(&mut self, hash: u64) -> bool {
+        let dh = DoubleHash::new(hash);
+        let m = self.m;
+        // 1. Detect: duplicate iff none of the K cells is zero.
+        let mut dup = true;
+        for i in 0..self.k {
+            dup &= self.cells.get(dh.index(i, m)) != 0;
+        }
+        // 2. Decrement P cells (never changes the verdict; see the module doc).
+        self.decrement();
+        // 3. Set the K cells to Max.
+        for i in 0..self.k {
+            let j = dh.index(i, m);
+            self.zeros -= u64::from(self.cells.get(j) == 0);
+            self.cells.set(j, self.max);
+        }
+        dup
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, hash: u64) {
+        let dh = DoubleHash::new(hash);
+        for i in 0..self.k {
+            self.cells.prefetch(dh.index(i, self.m));
+        }
+    }
+
+    /// As the default, and also prefetches the pre-drawn decrement cells of the element
+    /// `min(PREFETCH_DISTANCE, R − 1)` ahead. Verdicts are identical to [`Self::step`].
+    fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
+        assert!(out.len() >= hashes.len(), "output buffer too short");
+        let group_ahead = PREFETCH_DISTANCE.min(self.ring_mask);
+        for (i, &h) in hashes.iter().take(PREFETCH_DISTANCE).enumerate() {
+            self.prefetch(h);
+            if i < group_ahead {
+                self.prefetch_group(i);
+            }
+        }
+        for (i, &h) in hashes.iter().enumerate() {
+            if let Some(&ahead) = hashes.get(i + PREFETCH_DISTANCE) {
+                self.prefetch(ahead);
+            }
+            if group_ahead > 0 && i + group_ahead < hashes.len() {
+                self.prefetch_group(group_ahead);
+            }
+            out[i] = self.step(h);
+        }
+    }
+
+    fn memory_bits(&self) -> u64 {
+        self.cells.state_bits()
+    }
+
+    fn name(&self) -> &'static str {
+        "sbf"
+    }
+
+    fn params(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("max", self.max.to_string()),
+            ("k", self.k.to_string()),
+            ("p", self.p.to_string()),
+            (
+                "fps",
+                self.fps.map_or_else(|| "-".to_string(), |f| f.to_string()),
+            ),
+            ("decrement", self.decrement.as_str().to_string()),
+            ("d", self.d.to_string()),
+            ("m", self.m.to_string()),
+            ("fps_bound", self.fps_bound().to_string()),
+            (
+                "stable_zero_fraction",
+                self.stable_zero_fraction().to_string(),
+            ),
+        ]
+    }
+
+    fn occupancy(&self) -> Occupancy {
+        Occupancy {
+            kind: OccupancyKind::ZeroFraction,
+            value: self.zeros as f64 / self.m as f64,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::hash_key;
+    use proptest::prelude::*;
+
+    /// Runs an all-distinct stream of `n` elements (keys `offset..offset+n`); returns the number
+    /// of false positives (every DUPLICATE answer is one).
+    fn distinct_run(f: &mut StableBloomFilter, offset: u64, n: u64) -> u64 {
+        (offset..offset + n)
+            .filter(|&key| f.step(hash_key(key, 99)))
+            .count() as u64
+    }
+
+    /// Mean zero fraction sampled every `every` elements over `n` distinct elements.
+    fn mean_zero_fraction(f: &mut StableBloomFilter, offset: u64, n: u64, every: u64) -> f64 {
+        let mut sum = 0.0;
+        let mut samples = 0;
+        for key in offset..offset + n {
+            f.step(hash_key(key, 99));
+            if (key - offset) % every == every - 1 {
+                sum += f.occupancy().value;
+                samples += 1;
+            }
+        }
+        sum / samples as f64
+    }
+
+    // Tolerances for the convergence tests. With m = 2^14 cells the zero count of a stable
+    // filter fluctuates with sd ≈ sqrt(m·z(1−z)) / m ≈ 0.004 (z ≈ 2/3; cells are nearly
+    // independent for the independent decrement), and its autocorrelation time is about
+    // m / (K + P) ≈ 2700 elements. A window of 2^17 elements therefore holds ~48 independent
+    // stretches: the sd of a windowed mean is ~0.0006, and 0.004 is > 6 sd. The adjacent mode
+    // decrements runs of P cells, which correlates neighbours and inflates the variance by up to
+    // ~P (sd x2 for P = 4): its tolerance is 0.008.
+    const M_CELLS: u64 = 1 << 14;
+    const WARMUP: u64 = 1 << 16; // ~24 autocorrelation times: e^{-24} of the start remains
+    const WINDOW: u64 = 1 << 17;
+
+    fn check_convergence(decrement: Decrement, max: u64, tol: f64) {
+        let params = SbfParams::new(max, 2, 4).decrement(decrement);
+        let budget = M_CELLS * u64::from(cell_bits(max));
+        let mut f = StableBloomFilter::new(budget, &params, 3).unwrap();
+        let want = f.stable_zero_fraction();
+        distinct_run(&mut f, 0, WARMUP * u64::from(cell_bits(max)));
+        for w in 0..3 {
+            let z = mean_zero_fraction(&mut f, (1 << 30) + w * WINDOW, WINDOW, 64);
+            assert!(
+                (z - want).abs() < tol,
+                "{decrement:?} Max={max} window {w}: zeros {z} vs Theorem 3 {want}"
+            );
+        }
+        assert!(f.zeros_consistent());
+    }
+
+    #[test]
+    fn zero_fraction_converges_to_the_stable_point() {
+        check_convergence(Decrement::Independent, 1, 0.004);
+        // Max = 3: zeros (2/3)^3 = 0.296; slower to mix (cells need 3 decrements), longer warmup.
+        check_convergence(Decrement::Independent, 3, 0.006);
+    }
+
+    #[test]
+    fn adjacent_decrement_also_converges() {
+        check_convergence(Decrement::Adjacent, 1, 0.008);
+    }
+
+    #[test]
+    fn fpr_stays_at_the_eq8_bound_after_convergence() {
+        // Corollary 4: on a uniform all-distinct stream the stable FP rate is FPS (Eq. 8).
+        // Max = 1, K = 2, P = 4: FPS ≈ 1/9. Per window of 2^17 elements the FP count is binomial
+        // (sd 0.0009 in rate) plus the state's fluctuation (d(1−z)^2 = 2(1−z)·dz, with the
+        // windowed sd of z ~0.0006 above: ~0.0004). 0.005 is > 5 sd of the sum; 0.006 for the
+        // adjacent mode (state fluctuation doubled).
+        for decrement in [Decrement::Independent, Decrement::Adjacent] {
+            let mut f =
+                StableBloomFilter::new(M_CELLS, &SbfParams::new(1, 2, 4).decrement(decrement), 11)
+                    .unwrap();
+            let bound = f.fps_bound();
+            assert!((bound - 1.0 / 9.0).abs() < 1e-4);
+            // Corollary 5: during the fill the rate is below the bound.
+            let early = distinct_run(&mut f, 0, 4096) as f64 / 4096.0;
+            assert!(
+                early < bound,
+                "{decrement:?}: early FPR {early} above bound {bound}"
+            );
+            distinct_run(&mut f, 4096, WARMUP);
+            let tol = if decrement == Decrement::Adjacent {
+                0.006
+            } else {
+                0.005
+            };
+            for w in 0..4 {
+                let rate =
+                    distinct_run(&mut f, (1 << 30) + w * WINDOW, WINDOW) as f64 / WINDOW as f64;
+                assert!(
+                    rate < bound + tol,
+                    "{decrement:?} window {w}: FPR {rate} above Eq. 8 {bound}"
+                );
+                assert!(
+                    (rate - bound).abs() < tol,
+                    "{decrement:?} window {w}: FPR {rate} not at Eq. 8 {bound}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fpr_with_derived_p_for_several_targets() {
+        // P from Eq. 17 (ceil: bound ≤ target); the stable FPR of a uniform stream is the bound.
+        for (max, k, fps) in [(1u64, 2u32, 0.2), (3, 4, 0.01), (1, 3, 0.05)] {
+            let mut params = SbfParams::with_fps(max, k, fps);
+            params.p_rounding = PRounding::Ceil;
+            let budget = M_CELLS * u64::from(cell_bits(max));
+            let mut f = StableBloomFilter::new(budget, &params, 5).unwrap();
+            let bound = f.fps_bound();
+            assert!(bound <= fps);
+            distinct_run(&mut f, 0, WARMUP);
+            let n = 1 << 18;
+            let rate = distinct_run(&mut f, 1 << 30, n) as f64 / n as f64;
+            // 5 binomial sd plus 5% of the bound for the state's fluctuation: the rate is
+            // (1 − z)^K, so a windowed sd of z of ~0.0006 moves it by K·0.0006/(1 − z) ≤ 1%
+            // relative in these settings; 5% is 5 sd.
+            let tol = 5.0 * (bound * (1.0 - bound) / n as f64).sqrt() + 0.05 * bound;
+            assert!(
+                (rate - bound).abs() < tol,
+                "Max={max} K={k} FPS={fps} P={}: {rate} vs {bound}",
+                f.p()
+            );
+        }
+    }
+
+    #[test]
+    fn step_batch_gives_the_same_verdicts_as_step() {
+        let hashes: Vec<u64> = (0..50_000u64)
+            .map(|i| hash_key(i * 7919 % 20_000, 1))
+            .collect();
+        for params in [
+            SbfParams::new(1, 2, 4),
+            SbfParams::new(3, 3, 40).decrement(Decrement::Independent),
+            SbfParams::new(3, 2, 10).decrement(Decrement::Adjacent),
+            SbfParams::new(1, 2, 600), // P > 16: hashed distinct draws; 600·R ≤ 8192: R = 8
+        ] {
+            // Large P costs O(P) per element: fewer elements.
+            let hashes = &hashes[..hashes.len() / (1 + params.p.unwrap() as usize / 50)];
+            let mut a = StableBloomFilter::new(1 << 15, &params, 42).unwrap();
+            let mut b = a.clone();
+            let one: Vec<bool> = hashes.iter().map(|&h| a.step(h)).collect();
+            let mut batch = vec![false; hashes.len()];
+            // Uneven chunks exercise the chunk boundaries.
+            let mut start = 0;
+            for len in [1usize, 23, 24, 25, 1000, 7777].into_iter().cycle() {
+                let end = (start + len).min(hashes.len());
+                b.step_batch(&hashes[start..end], &mut batch[start..end]);
+                start = end;
+                if start == hashes.len() {
+                    break;
+                }
+            }
+            assert_eq!(one, batch, "{params:?}");
+            assert_eq!(a.occupancy(), b.occupancy());
+            assert!(a.zeros_consistent() && b.zeros_consistent());
+        }
+    }
+
+    #[test]
+    fn same_seed_same_verdicts_other_seed_other_decrements() {
+        let hashes: Vec<u64> = (0..30_000u64).map(|i| hash_key(i % 9000, 2)).collect();
+        let run = |seed| {
+            let mut f = StableBloomFilter::new(1 << 12, &SbfParams::new(1, 2, 4), seed).unwrap();
+            hashes.iter().map(|&h| f.step(h)).collect::<Vec<bool>>()
+        };
+        assert_eq!(run(7), run(7));
+        assert_ne!(run(7), run(8));
+    }
+
+    #[test]
+    fn independent_draws_are_distinct_cells() {
+        for p in [4u64, 16, 17, 300] {
+            let f = StableBloomFilter::new(1000, &SbfParams::new(1, 2, p), 1).unwrap();
+            for g in f.ring.chunks(f.group_len) {
+                let mut v = g.to_vec();
+                v.sort_unstable();
+                v.dedup();
+                assert_eq!(v.len() as u64, p);
+                assert!(v.iter().all(|&j| j < f.m));
+            }
+        }
+        // P = m: every cell, every time.
+        let mut f = StableBloomFilter::new(40, &SbfParams::new(1, 2, 40), 1).unwrap();
+        f.step(hash_key(1, 0));
+        f.step(hash_key(2, 0));
+        // The second element's decrement cleared every cell; it then set at most K = 2.
+        assert!(f.cells.count_zeros() >= f.m - 2);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Model test: a duplicate whose predecessor is at most `Max` positions back sees at most
+        /// `Max − 1` decrements of each of its cells (each cell is decremented at most once per
+        /// element, and not after the probe), so it is never a false negative. Also checks the
+        /// running zero count against a recount.
+        #[test]
+        fn short_gaps_are_never_false_negatives(
+            keys in prop::collection::vec(0u64..400, 1..2000),
+            max in 1u64..8,
+            p in 1u64..64,
+            adjacent: bool,
+            seed: u64,
+        ) {
+            let params = SbfParams::new(max, 2, p)
+                .decrement(if adjacent { Decrement::Adjacent } else { Decrement::Independent });
+            let mut f = StableBloomFilter::new(64 * u64::from(cell_bits(max)), &params, seed).unwrap();
+            let mut last = std::collections::HashMap::new();
+            for (pos, &key) in keys.iter().enumerate() {
+                let dup = f.step(hash_key(key, seed));
+                if let Some(prev) = last.insert(key, pos) {
+                    if (pos - prev) as u64 <= max {
+                        prop_assert!(dup, "gap {} <= Max {} reported UNSEEN", pos - prev, max);
+                    }
+                }
+            }
+            prop_assert!(f.zeros_consistent());
+        }
+    }
+
+    #[test]
+    fn derived_p_follows_eq17() {
+        let f = StableBloomFilter::new(1 << 20, &SbfParams::with_fps(1, 2, 0.1), 0).unwrap();
+        assert_eq!(f.p(), 4);
+        let mut ceil = SbfParams::with_fps(1, 2, 0.1);
+        ceil.p_rounding = PRounding::Ceil;
+        assert_eq!(StableBloomFilter::new(1 << 20, &ceil, 0).unwrap().p(), 5);
+        // Max = 15 -> d = 4 bits, K = 6, FPS = 1% -> P = 141 (Section 4.1).
+        let f = StableBloomFilter::new(1 << 24, &SbfParams::with_fps(15, 6, 0.01), 0).unwrap();
+        assert_eq!((f.p(), f.d(), f.m()), (141, 4, 1 << 22));
+        // A loose target still decrements at least one cell.
+        let f = StableBloomFilter::new(1 << 12, &SbfParams::with_fps(1, 2, 0.5), 0).unwrap();
+        assert_eq!(f.p(), 1);
+        let names: Vec<&str> = f.params().iter().map(|(n, _)| *n).collect();
+        assert_eq!(
+            names,
+            [
+                "max",
+                "k",
+                "p",
+                "fps",
+                "decrement",
+                "d",
+                "m",
+                "fps_bound",
+                "stable_zero_fraction"
+            ]
+        );
+        assert_eq!(f.name(), "sbf");
+    }
+
+    #[test]
+    fn memory_within_budget_on_a_grid() {
+        let params = [
+            SbfParams::new(1, 2, 4),
+            SbfParams::new(3, 4, 30).decrement(Decrement::Adjacent),
+            SbfParams::new(7, 3, 100),
+            SbfParams::with_fps(15, 6, 0.01),
+            SbfParams::with_fps(1, 2, 0.1),
+        ];
+        for e in 10..=32 {
+            for budget in [1u64 << e, (1u64 << e) + 5, (1u64 << e) - 1] {
+                for p in &params {
+                    let bits = StableBloomFilter::memory_bits_for(budget, p).unwrap();
+                    assert!(
+                        bits <= budget && budget - bits < u64::from(cell_bits(p.max)),
+                        "{budget} {p:?}"
+                    );
+                }
+            }
+        }
+        for budget in [1000u64, 1 << 20] {
+            for p in &params {
+                let f = StableBloomFilter::new(budget, p, 0).unwrap();
+                assert_eq!(
+                    f.memory_bits(),
+                    StableBloomFilter::memory_bits_for(budget, p).unwrap()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn invalid_params_are_errors() {
+        let inv = |p: SbfParams| {
+            matches!(
+                StableBloomFilter::new(1 << 12, &p, 0),
+                Err(Error::InvalidParameter { .. })
+            )
+        };
+        assert!(inv(SbfParams::new(0, 2, 4)));
+        assert!(inv(SbfParams::new(1 << 57, 2, 4)));
+        assert!(inv(SbfParams::new(1, 0, 4)));
+        assert!(inv(SbfParams::new(1, MAX_K + 1, 4)));
+        assert!(inv(SbfParams::new(1, 2, 0)));
+        assert!(inv(SbfParams::new(1, 2, MAX_P + 1)));
+        for fps in [0.0, 1.0, -0.1, 2.0, f64::NAN, f64::INFINITY] {
+            assert!(inv(SbfParams::with_fps(1, 2, fps)), "{fps}");
+        }
+        assert!(inv(SbfParams {
+            fps: Some(0.1),
+            ..SbfParams::new(1, 2, 4)
+        }));
+        assert!(inv(SbfParams {
+            p: None,
+            ..SbfParams::new(1, 2, 4)
+        }));
+        // A target so strict that P would exceed MAX_P.
+        assert!(inv(SbfParams::with_fps(63, 2, 1e-12)));
+        let small = |b, p: SbfParams| {
+            matches!(
+                StableBloomFilter::new(b, &p, 0),
+                Err(Error::BudgetTooSmall { .. })
+            )
+        };
+        assert!(small(0, SbfParams::new(1, 2, 1)));
+        assert!(small(2, SbfParams::new(1, 2, 1)));
+        assert!(small(100, SbfParams::new(1, 2, 101)));
+        assert!(small(5, SbfParams::new(3, 2, 1)));
+        assert!(small(2, SbfParams::with_fps(1, 2, 0.1)));
+        assert!(matches!(
+            StableBloomFilter::memory_bits_for(u64::MAX, &SbfParams::new(1, 2, 4)),
+            Err(Error::CapacityTooLarge { .. })
+        ));
+    }
+}
