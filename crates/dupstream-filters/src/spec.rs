@@ -4,6 +4,12 @@
 //! key picks the structure and the other keys are that structure's parameter struct (unknown
 //! keys are rejected).
 
+use crate::a2::{A2, A2Params};
+use crate::bdbf::{BDbf, BDbfParams};
+use crate::bloom::{BloomFilter, BloomParams};
+use crate::buffering::{FpBuffering, FpBufferingParams, LruBuffering, LruBufferingParams};
+use crate::fpsbf::{FpSbf, FpSbfParams};
+use crate::sbf::{SbfParams, StableBloomFilter};
 use crate::{DuplicateFilter, Result, exact::Exact};
 use serde::{Deserialize, Serialize};
 
@@ -66,6 +72,13 @@ macro_rules! registry {
 
 registry! {
     Exact(ExactParams) => "exact", |_b, _p, _s| Ok::<_, crate::Error>(Exact::new()), |_b, _p| Ok(0), 4.0;
+    Bloom(BloomParams) => "bloom", |b, p, s| BloomFilter::new(b, p, s), |b, p| BloomFilter::memory_bits_for(b, p), 1.0;
+    Sbf(SbfParams) => "sbf", |b, p, s| StableBloomFilter::new(b, p, s), |b, p| StableBloomFilter::memory_bits_for(b, p), 3.0;
+    LruBuffering(LruBufferingParams) => "lru_buffering", |b, p, s| LruBuffering::new(b, p, s), |b, p| LruBuffering::memory_bits_for(b, p), 8.0;
+    FpBuffering(FpBufferingParams) => "fp_buffering", |b, p, s| FpBuffering::new(b, p, s), |b, p| FpBuffering::memory_bits_for(b, p), 8.0;
+    FpSbf(FpSbfParams) => "fpsbf", |b, p, s| FpSbf::new(b, p, s), |b, p| FpSbf::memory_bits_for(b, p), 20.0;
+    A2(A2Params) => "a2", |b, p, s| A2::new(b, p, s), |b, p| A2::memory_bits_for(b, p), 2.0;
+    BDbf(BDbfParams) => "bdbf", |b, p, s| BDbf::new(b, p, s), |b, p| BDbf::memory_bits_for(b, p), 10.0;
 }
 
 impl FilterSpec {
@@ -74,6 +87,9 @@ impl FilterSpec {
     pub fn heap_bytes_estimate(&self, budget_bits: u64, distinct_hint: u64) -> u64 {
         match self {
             Self::Exact(_) => distinct_hint.saturating_mul(16),
+            // LRU buffers: the uncharged index (map entry + slab node) is ~40 bytes per entry.
+            Self::LruBuffering(p) => budget_bits / u64::from(p.entry_bits) * 48 + 4096,
+            Self::FpBuffering(p) => budget_bits / u64::from(p.entry_bits) * 48 + 4096,
             #[allow(unreachable_patterns)]
             _ => budget_bits / 8 + 4096,
         }

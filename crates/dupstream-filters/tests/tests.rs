@@ -5,7 +5,32 @@ use dupstream_filters::hash::{hash_key, mix64, reduce};
 use dupstream_filters::spec::FilterSpec;
 
 /// One representative parameter set per structure, as an experiment file would write it.
-const SPECS: &[&str] = &[r#"name = "exact""#];
+const SPECS: &[&str] = &[
+    r#"name = "exact""#,
+    r#"name = "bloom"
+k = 2"#,
+    r#"name = "sbf"
+max = 1
+k = 2
+p = 4"#,
+    r#"name = "sbf"
+max = 3
+k = 2
+fps = 0.1
+decrement = "adjacent""#,
+    r#"name = "lru_buffering""#,
+    r#"name = "fp_buffering"
+q = 0.1
+entry_bits = 32"#,
+    r#"name = "fpsbf"
+c = 2
+f = 4
+k = 2
+xi = 1.0
+fps = 0.1"#,
+    r#"name = "a2""#,
+    r#"name = "bdbf""#,
+];
 
 fn specs() -> Vec<FilterSpec> {
     SPECS
