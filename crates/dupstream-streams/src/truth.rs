@@ -8,7 +8,7 @@
 //!   `min(N, U)` keys, or at most 256 MiB. It is the faster and smaller one for the papers'
 //!   uniform streams (`N = 10^9`, `d = 0.9`: `U ≈ 4.7·10^9` bits = 590 MB, against ~9 GB for a
 //!   hash set of 9·10^8 keys). Its probes are prefetched a fixed distance ahead.
-//! - [`Oracle::HashSet`]: a hashbrown table of the keys seen (SplitMix64 finaliser as the hash),
+//! - [`Oracle::HashSet`]: a hashbrown table of the keys seen (hash: see `set_hash`),
 //!   pre-sized to `min(N, U)` when the length is declared.
 //!
 //! **Gap histogram.** The gap of a duplicate is its distance to the previous occurrence of the
@@ -195,6 +195,17 @@ pub fn gap_tracks(key: u64, rate: f64) -> bool {
     sample_hash(key).trailing_zeros() >= k
 }
 
+/// Hash of the hash-set oracle. Its bucket bits (hashbrown uses the low bits for the bucket
+/// and the top 7 for the tag) place each aligned block of 64 consecutive keys in one random
+/// aligned run of 64 buckets, so streams of mostly consecutive keys (the Deng streams'
+/// positions) insert into one cache line of control bytes per 64 keys instead of a random line
+/// per key; the tag comes from a full mix of the key. Random keys (fingerprints) stay random.
+#[inline(always)]
+fn set_hash(k: u64) -> u64 {
+    const LOW: u64 = (1 << 57) - 1;
+    (((mix64(k >> 6) << 6) | (k & 63)) & LOW) | (mix64(k) & !LOW)
+}
+
 #[inline(always)]
 fn table_hash(h: u64) -> u64 {
     rehash(h, 1)
@@ -316,7 +327,7 @@ impl Builder {
                 let cap = plan.distinct_bound.unwrap_or(0);
                 let cap = usize::try_from(cap)
                     .map_err(|_| too_large(format!("hash set of {cap} keys")))?;
-                t.try_reserve(cap, |&k: &u64| mix64(k))
+                t.try_reserve(cap, |&k: &u64| set_hash(k))
                     .map_err(|_| too_large(format!("hash set of {cap} keys: allocation failed")))?;
                 Membership::Hash(t)
             }
@@ -362,7 +373,7 @@ impl Builder {
             }
             Membership::Hash(t) => {
                 rec.scan(keys, |_, k| {
-                    match t.entry(mix64(k), |&x| x == k, |&x| mix64(x)) {
+                    match t.entry(set_hash(k), |&x| x == k, |&x| set_hash(x)) {
                         Entry::Occupied(_) => true,
                         Entry::Vacant(v) => {
                             v.insert(k);
