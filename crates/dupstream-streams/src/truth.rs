@@ -226,7 +226,25 @@ impl GapSampler {
         }
     }
 
-    #[inline(never)]
+    /// Handles the tracked occurrences of one batch, `(key, sampling hash, position)` in stream
+    /// order. A first pass only looks the keys up: the lookups are independent, so their cache
+    /// misses overlap (there is no prefetch without `unsafe`); the second pass, in order, then
+    /// finds the lines cached. An occurrence whose key fell below a level raised earlier in
+    /// the pass is dropped, as it would have been had the level been raised before.
+    fn flush(&mut self, pending: &[(u64, u64, u64)]) {
+        let mut hits = 0usize;
+        for &(key, h, _) in pending {
+            hits += usize::from(self.table.find(table_hash(h), |e| e.0 == key).is_some());
+        }
+        std::hint::black_box(hits);
+        for &(key, h, pos) in pending {
+            if h.trailing_zeros() >= self.k {
+                self.track(key, h, pos);
+            }
+        }
+    }
+
+    #[inline(always)]
     fn track(&mut self, key: u64, h: u64, pos: u64) {
         match self.table.entry(
             table_hash(h),
@@ -268,6 +286,8 @@ impl GapSampler {
 /// Labels, counts and gaps, filled position by position.
 struct Recorder {
     gaps: GapSampler,
+    /// Tracked occurrences of the current batch: (key, sampling hash, position).
+    pending: Vec<(u64, u64, u64)>,
     labels: Vec<u64>,
     word: u64,
     n: u64,
@@ -280,7 +300,7 @@ impl Recorder {
     #[inline(always)]
     fn scan(&mut self, keys: &[u64], mut dup: impl FnMut(usize, u64) -> bool) {
         let (mut word, mut n, mut distinct) = (self.word, self.n, self.distinct);
-        let mut k = self.gaps.k;
+        let k = self.gaps.k;
         for (i, &key) in keys.iter().enumerate() {
             let d = dup(i, key);
             let bit = n & 63;
@@ -292,12 +312,13 @@ impl Recorder {
             distinct += u64::from(!d);
             let h = sample_hash(key);
             if h.trailing_zeros() >= k {
-                self.gaps.track(key, h, n);
-                k = self.gaps.k;
+                self.pending.push((key, h, n));
             }
             n += 1;
         }
         (self.word, self.n, self.distinct) = (word, n, distinct);
+        self.gaps.flush(&self.pending);
+        self.pending.clear();
     }
 }
 
@@ -342,6 +363,7 @@ impl Builder {
         }
         let rec = Recorder {
             gaps: GapSampler::new(plan.distinct_bound),
+            pending: Vec::with_capacity(BATCH),
             labels,
             word: 0,
             n: 0,
