@@ -56,7 +56,11 @@ pub fn nasa_tsv() -> Option<PathBuf> {
     if path.is_file() {
         Some(path)
     } else {
-        eprintln!(
+        // Written to the stderr handle, not with `eprintln!`, so the test harness's output
+        // capture does not hide it.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
             "skipped: {} not found (set DUPSTREAM_SHARED_DATA to its directory)",
             path.display()
         );
