@@ -15,7 +15,7 @@ impl BitArray {
     pub fn new(structure: &'static str, len: u64) -> Result<Self> {
         let words = words_for_bits(structure, len)?;
         Ok(Self {
-            words: vec![0; words],
+            words: raw::zeroed_words(words),
             len,
         })
     }
@@ -111,7 +111,7 @@ impl PackedArray {
         // One spare word so that a straddling read of the last cell stays in bounds.
         let words = words_for_bits(structure, bits)? + 1;
         Ok(Self {
-            words: vec![0; words],
+            words: raw::zeroed_words(words),
             len,
             width,
             mask: (1u64 << width) - 1,
