@@ -34,6 +34,11 @@ reproduce-bera scale="1": build
 run file scale="1": build
     {{bin}} run {{file}} --scale {{scale}}
 
+# Write Slurm scripts running an experiment as N shards plus a merge (docs/cluster.md), e.g. `just slurm experiments/bera-journal/table7.toml 16 --partition short --time 2:00:00 --submit`.
+[group('reproduce')]
+slurm file shards *args: build
+    {{bin}} slurm {{file}} --shards {{shards}} {{args}}
+
 # The experiment catalogue.
 [group('reproduce')]
 list: build
@@ -47,6 +52,11 @@ ci: fmt-check clippy test
 [group('test')]
 test:
     cargo test --workspace --all-targets
+
+# Slurm integration test: a one-node Slurm cluster (apt-get installs slurm-wlm and munge if missing; needs root) runs a sweep as a 4-task job array plus merge, kills and resubmits a task; merged results must equal a single-machine run byte for byte. Skips visibly where Slurm cannot run.
+[group('test')]
+slurm-test:
+    bash scripts/slurm-test.sh
 
 # The long statistical checks marked #[ignore].
 [group('test')]

@@ -1186,7 +1186,7 @@ pub fn slurm(args: SlurmArgs) -> Result<()> {
     for (i, cells) in plan.iter().enumerate() {
         let _ = writeln!(
             plan_lines,
-            "#   shard {i}: {:>4} cells, ~{:.0} s on {cpus} CPU(s), --mem={}M",
+            "#   shard {i}: {:>4} cells, ~{:.1} s on {cpus} CPU(s), --mem={}M",
             cells.len(),
             secs[i],
             mems[i]
