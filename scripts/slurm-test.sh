@@ -199,7 +199,7 @@ t0=$(date +%s)
 out="$work/array"
 "$bin" slurm "$experiment" --scale "$scale" --shards "$shards" --out "$out" --time 0:30:00 --submit \
     >"$work/submit1.log" 2>&1 || fail "dupstream slurm --submit failed: $(cat "$work/submit1.log")"
-grep -E '^(shards|merge) ' "$work/submit1.log" | sed 's/^/slurm-test:   /'
+grep -E '^(shards |merge:)' "$work/submit1.log" | sed 's/^/slurm-test:   /'
 wait_queue 900
 merge=$(last_merge "$out")
 [ "$(job_state "$merge")" = COMPLETED ] || fail "merge job $merge: $(job_state "$merge"); $(tail -3 "$out"/slurm/logs/merge-*.log)"
