@@ -1,1 +1,134 @@
-//! Golden results (filled in once the experiments exist).
+//! Error-rate regression: committed golden results, compared byte for byte, and the papers'
+//! published values, compared within a stated tolerance.
+//!
+//! After a deliberate change, `just golden` regenerates the golden files and shows the diff.
+
+use crate::util::{dupstream_ok, root, scratch, shared_data};
+use std::path::{Path, PathBuf};
+
+fn golden_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{name}.csv"))
+}
+
+/// Compares `actual` with the golden file `name`, or rewrites it under `DUPSTREAM_UPDATE_GOLDEN`.
+fn check_golden(name: &str, actual: &[u8]) {
+    let path = golden_path(name);
+    if std::env::var_os("DUPSTREAM_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        eprintln!("updated {}", path.display());
+        return;
+    }
+    let expected = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run `just golden`)", path.display()));
+    if expected != actual {
+        let (e, a) = (
+            String::from_utf8_lossy(&expected),
+            String::from_utf8_lossy(actual),
+        );
+        let diff: Vec<String> = e
+            .lines()
+            .zip(a.lines())
+            .enumerate()
+            .filter(|(_, (x, y))| x != y)
+            .take(5)
+            .map(|(i, (x, y))| format!("line {}:\n  golden: {x}\n  actual: {y}", i + 1))
+            .collect();
+        panic!(
+            "{name}: results differ from the golden file {} ({} vs {} lines):\n{}\nIf the change is deliberate, run `just golden` and commit the diff.",
+            path.display(),
+            e.lines().count(),
+            a.lines().count(),
+            diff.join("\n")
+        );
+    }
+}
+
+/// Runs `dupstream run ARGS --out <scratch>` and returns the output directory.
+fn run(name: &str, args: &[&str]) -> PathBuf {
+    let out = scratch(name).join("out");
+    let mut all: Vec<&str> = args.to_vec();
+    let out_s = out.to_str().unwrap().to_string();
+    all.extend(["--quiet", "--out", &out_s]);
+    dupstream_ok(&all);
+    out
+}
+
+/// One cell of `table.csv` that has a paper value.
+#[derive(Debug)]
+pub struct Compared {
+    pub row: String,
+    pub metric: String,
+    pub column: String,
+    pub ours: f64,
+    pub paper: f64,
+}
+
+pub fn compared_cells(dir: &Path) -> Vec<Compared> {
+    let mut r = csv::Reader::from_path(dir.join("table.csv")).unwrap();
+    let h = r.headers().unwrap().clone();
+    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    let (row, metric, column, ours, paper) = (
+        col("row"),
+        col("metric"),
+        col("column"),
+        col("ours_pct"),
+        col("paper_pct"),
+    );
+    r.records()
+        .map(|rec| rec.unwrap())
+        .filter(|rec| !rec[paper].is_empty())
+        .map(|rec| Compared {
+            row: rec[row].to_string(),
+            metric: rec[metric].to_string(),
+            column: rec[column].to_string(),
+            ours: rec[ours].parse().unwrap(),
+            paper: rec[paper].parse().unwrap(),
+        })
+        .collect()
+}
+
+#[test]
+fn nasa_log_replay_through_every_structure() {
+    let Some(data) = shared_data("nasa-http-1995-08-01.tsv") else {
+        return;
+    };
+    let dir = scratch("nasa-exp");
+    let exp = dir.join("nasa.toml");
+    let structures =
+        std::fs::read_to_string(root().join("crates/dupstream-runner/tests/every-structure.toml"))
+            .unwrap();
+    std::fs::write(
+        &exp,
+        format!(
+            r#"name = "nasa-replay"
+description = "NASA-HTTP 1995-08-01 log replayed through every structure"
+
+[stream]
+kind = "replay"
+path = {path:?}
+format = "tsv"
+column = "url"
+header = true
+
+[grid]
+memory = ["2^14 bits", "2^18 bits"]
+
+[metrics]
+checkpoints = 4
+
+{structures}"#,
+            path = data.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let out = run("nasa", &["run", exp.to_str().unwrap()]);
+    let streams = std::fs::read_to_string(out.join("streams.csv")).unwrap();
+    let n: Vec<&str> = streams.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(
+        n[3], "30969",
+        "ground truth must see 30,969 requests: {streams}"
+    );
+    check_golden("nasa-replay", &std::fs::read(out.join("raw.csv")).unwrap());
+}
