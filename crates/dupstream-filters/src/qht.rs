@@ -354,9 +354,22 @@ impl RowTable {
         self.write(word, row, i, fp);
     }
 
+    /// One bucket per row, where QHT, QHTD and QQHTD coincide: the row ends up holding `fp`
+    /// in every case (if `fp` was found it is rewritten unchanged), so the update is branchless.
+    #[inline(always)]
+    fn step_single(&mut self, row: u64, fp: u64) -> bool {
+        let old = self.cells.get(row);
+        self.cells.set(row, fp);
+        self.filled += u64::from(old == 0);
+        old == fp
+    }
+
     /// Algorithm 1, `Stream`: insert only on UNSEEN.
     #[inline(always)]
     pub(crate) fn step_qht(&mut self, row: u64, fp: u64) -> bool {
+        if self.k == 1 {
+            return self.step_single(row, fp);
+        }
         let word = self.load(row);
         let (found, empty) = self.scan_prefix(word, row, fp, true);
         if !found {
@@ -368,6 +381,9 @@ impl RowTable {
     /// §5.1, QHTD: insert always.
     #[inline(always)]
     pub(crate) fn step_qhtd(&mut self, row: u64, fp: u64) -> bool {
+        if self.k == 1 {
+            return self.step_single(row, fp);
+        }
         let word = self.load(row);
         let (found, empty) = self.scan_prefix(word, row, fp, false);
         self.store(word, row, empty, fp);
@@ -378,6 +394,9 @@ impl RowTable {
     #[inline(always)]
     pub(crate) fn step_qqhtd(&mut self, row: u64, fp: u64) -> bool {
         let k = self.k;
+        if k == 1 {
+            return self.step_single(row, fp);
+        }
         if self.row_mode {
             let word = self.cells.get(row);
             let mut found = false;
