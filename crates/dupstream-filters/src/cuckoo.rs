@@ -36,7 +36,7 @@
 //!   with option 3 and ≈ 30–30.6 % with option 2; Table 4 reports 27.8–28.6 %, tending to
 //!   28.5 % as the filter saturates.
 //! - **Duplicates.** Algorithm 1 of the QHT paper does not insert a detected duplicate;
-//!   §5.1 says a cuckoo filter would insert it anyway ("following [9]'s example"). The QHT
+//!   §5.1 says a cuckoo filter would insert it anyway ("following \[9\]'s example"). The QHT
 //!   paper does not say which its benchmark did; `insert_duplicates = false` (default) mirrors
 //!   QHT, `true` inserts every element (a cuckoo filter is a multiset).
 //! - **`max_num_kicks`.** Fan et al.'s "MaxNumKicks (e.g., 500)" and their code's
