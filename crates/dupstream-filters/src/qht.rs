@@ -34,8 +34,8 @@
 //!   a QHT with `k ≥ S` saturates at FPR 1 ([`qht_fpr_limit`] is capped at 1). `k` is further
 //!   capped at [`MAX_K`] because a row is scanned linearly.
 //! - **QHT bucket order.** Buckets fill from the first; as nothing is ever deleted, the non-empty
-//!   buckets of a row are a prefix, and the scan stops at the first empty bucket (the authors'
-//!   reference implementation does the same). QHTD keeps the same invariant.
+//!   buckets of a row are a prefix, and the scan stops at the first empty bucket. QHTD keeps the same
+//!   invariant.
 //! - **QQHTD queue.** Bucket 0 is the head of the queue. Algorithm 2 pops and appends on every
 //!   element, including DUPLICATE ones (so a QQHTD keeps duplicates, hence the "D").
 //!   Empty buckets (0) never match a fingerprint. With `k = 1`, QHT, QHTD and QQHTD give identical
@@ -109,7 +109,7 @@ impl Default for QhtParams {
 /// [`Error::InvalidParameter`] for `k` or `s` out of range, [`Error::BudgetTooSmall`] when not
 /// even one row fits.
 pub fn rows_for(budget_bits: u64, k: u32, s: u32) -> Result<u64> {
-    validate("qht", k, s)?;
+    validate(k, s)?;
     let row_bits = u64::from(k) * u64::from(s);
     let rows = budget_bits / row_bits;
     if rows == 0 {
@@ -179,8 +179,7 @@ pub fn qhtd_fnr_limit(k: u32, s: u32) -> f64 {
     (1.0 - 1.0 / fingerprint_count(s)).powi(k as i32)
 }
 
-fn validate(structure: &'static str, k: u32, s: u32) -> Result<()> {
-    let _ = structure;
+fn validate(k: u32, s: u32) -> Result<()> {
     ensure(
         (1..=MAX_S).contains(&s),
         "s",
