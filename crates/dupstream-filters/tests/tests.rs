@@ -30,6 +30,13 @@ xi = 1.0
 fps = 0.1"#,
     r#"name = "a2""#,
     r#"name = "bdbf""#,
+    r#"name = "qht""#,
+    r#"name = "qhtd"
+k = 2
+s = 4"#,
+    r#"name = "qqhtd""#,
+    r#"name = "sqf""#,
+    r#"name = "cuckoo""#,
 ];
 
 fn specs() -> Vec<FilterSpec> {
