@@ -39,14 +39,15 @@ run file scale="1": build
 list: build
     {{bin}} list
 
-# Tests: everything CI runs (format, lints, unit and regression tests, CLI checks).
+# Everything CI runs: .ci/run (installs just if missing, format, lints, then the tests).
 [group('test')]
-ci: fmt-check clippy test
+ci:
+    bash .ci/run
 
-# Unit, theory and regression tests (fast; the slow ones are `just test-slow`).
+# The README's test command: unit, theory and regression tests (the slow ones are `just test-slow`).
 [group('test')]
 test:
-    cargo test --workspace --all-targets
+    cargo test --workspace
 
 # The long statistical checks marked #[ignore].
 [group('test')]
