@@ -325,7 +325,9 @@ impl<const V: u8> Core<V> {
     #[inline(always)]
     fn query(&self, hash: u64) -> bool {
         let dh = DoubleHash::new(hash);
-        (0..self.k).all(|i| self.bits.get(self.cell(&dh, i)))
+        // No early exit: the outcome of each probe is unpredictable, a branch per bit costs
+        // more than the k loads (which the prefetch has brought in).
+        (0..self.k).fold(true, |all, i| all & self.bits.get(self.cell(&dh, i)))
     }
 
     /// Takes the next ring word (for filter `i`, ignored by BSBFSD), prefetching its
