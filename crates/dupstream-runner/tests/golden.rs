@@ -133,43 +133,40 @@ checkpoints = 4
     check_golden("nasa-replay", &std::fs::read(out.join("raw.csv")).unwrap());
 }
 
-/// Cells of a paper table that this project documents as not reproducing (REPRODUCTION.md,
-/// experiments/bera-journal/SETUP.md). They are still pinned exactly by the golden file; they are
-/// only exempt from the comparison with the paper.
+/// A cell of a paper table that this project documents as not reproducing (REPRODUCTION.md,
+/// experiments/bera-journal/SETUP.md). It is still pinned exactly by the golden file; it is only
+/// exempt from the comparison with the paper. `None` matches every row / metric.
 struct Deviation {
     column: &'static str,
+    memory: Option<&'static str>,
+    metric: Option<&'static str>,
     why: &'static str,
 }
 
-const BERA_DEVIATIONS: &[Deviation] = &[Deviation {
+const RSBF: Deviation = Deviation {
     column: "RSBF",
-    why: "neither published RSBF pseudo-code reproduces the RSBF column (SETUP.md: with s = M/k \
-          the reservoir phase never resets bits at 256/512 MB, so FNR is 0 where the paper prints 18 % / 10 %)",
-}];
+    memory: None,
+    metric: None,
+    why: "neither published RSBF pseudo-code reproduces the RSBF column (SETUP.md: with s = M/k the \
+          reservoir phase never resets bits at 256/512 MB, so FNR is 0 where the paper prints 18 % / 10 %)",
+};
 
-/// Runs a Bera et al. table at scale 64, pins it to its golden file, and compares every cell that
-/// is expected to reproduce with the paper, within `rel` relative or `abs_pp` percentage points.
-fn bera_table_at_scale_64(table: &str, rel: f64, abs_pp: f64) {
+/// Runs a Bera et al. table at scale 64, pins it to its golden file, and compares every cell not
+/// listed in `deviations` with the paper, within `rel` relative or `abs_pp` percentage points.
+fn bera_table_at_scale_64(table: &str, rel: f64, abs_pp: f64, deviations: &[Deviation]) {
     let file = format!("experiments/bera-journal/{table}.toml");
     let out = run(&format!("bera-{table}"), &["run", &file, "--scale", "64"]);
-    check_golden(
-        &format!("bera-journal-{table}-scale64"),
-        &std::fs::read(out.join("raw.csv")).unwrap(),
-    );
+    check_golden(&format!("bera-journal-{table}-scale64"), &std::fs::read(out.join("raw.csv")).unwrap());
     let cells = compared_cells(&out);
-    assert!(
-        cells.len() >= 40,
-        "{table}: only {} cells had a paper value",
-        cells.len()
-    );
+    assert_eq!(cells.len(), 40, "{table}: expected 40 cells with a paper value");
     let mut failures = Vec::new();
     let mut checked = 0;
     for c in &cells {
-        if let Some(d) = BERA_DEVIATIONS.iter().find(|d| d.column == c.column) {
-            eprintln!(
-                "{table} {} {} {}: documented deviation ({})",
-                c.row, c.metric, c.column, d.why
-            );
+        let exempt = deviations.iter().find(|d| {
+            d.column == c.column && d.memory.is_none_or(|m| m == c.row) && d.metric.is_none_or(|m| m == c.metric)
+        });
+        if let Some(d) = exempt {
+            eprintln!("{table} {} {} {}: documented deviation ({})", c.row, c.metric, c.column, d.why);
             continue;
         }
         checked += 1;
@@ -186,10 +183,6 @@ fn bera_table_at_scale_64(table: &str, rel: f64, abs_pp: f64) {
             ));
         }
     }
-    assert!(checked >= 32, "{table}: only {checked} cells compared");
-    assert!(
-        failures.is_empty(),
-        "{table} at scale 64 no longer matches the paper:\n{}",
-        failures.join("\n")
-    );
+    eprintln!("{table}: {checked} cells compared with the paper");
+    assert!(failures.is_empty(), "{table} at scale 64 no longer matches the paper:\n{}", failures.join("\n"));
 }
