@@ -44,14 +44,15 @@ slurm file shards *args: build
 list: build
     {{bin}} list
 
-# Tests: everything CI runs (format, lints, unit and regression tests, CLI checks).
+# Everything CI runs: .ci/run (installs just if missing, format, lints, then the tests).
 [group('test')]
-ci: fmt-check clippy test
+ci:
+    bash .ci/run
 
-# Unit, theory and regression tests (fast; the slow ones are `just test-slow`).
+# The README's test command: unit, theory and regression tests (the slow ones are `just test-slow`).
 [group('test')]
 test:
-    cargo test --workspace --all-targets
+    cargo test --workspace
 
 # Slurm integration test: a one-node Slurm cluster (apt-get installs slurm-wlm and munge if missing; needs root) runs a sweep as a 4-task job array plus merge, kills and resubmits a task; merged results must equal a single-machine run byte for byte. Skips visibly where Slurm cannot run.
 [group('test')]

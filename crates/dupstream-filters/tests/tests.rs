@@ -30,6 +30,24 @@ xi = 1.0
 fps = 0.1"#,
     r#"name = "a2""#,
     r#"name = "bdbf""#,
+    r#"name = "rsbf"
+k = 2"#,
+    r#"name = "rsbf"
+reading = "conference"
+fpr_t = 0.1"#,
+    r#"name = "bsbf"
+k = 2"#,
+    r#"name = "bsbfsd"
+k = 2"#,
+    r#"name = "rlbsbf"
+k = 2"#,
+    r#"name = "qht""#,
+    r#"name = "qhtd"
+k = 2
+s = 4"#,
+    r#"name = "qqhtd""#,
+    r#"name = "sqf""#,
+    r#"name = "cuckoo""#,
 ];
 
 fn specs() -> Vec<FilterSpec> {

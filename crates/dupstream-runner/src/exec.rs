@@ -108,7 +108,7 @@ pub fn run_cell(
             bar.inc(got as u64);
             progress.inc(got as u64);
         }
-        rows.push(output::raw_row(exp, cell, filter.as_ref(), pos, counts));
+        rows.push(output::raw_row(exp, cell, filter.as_ref(), n, pos, counts));
     }
     bar.finish_and_clear();
     let wall = start.elapsed().as_secs_f64();

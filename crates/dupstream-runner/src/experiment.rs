@@ -359,7 +359,17 @@ fn validate(
                 .and_then(|v| v.as_str())
                 .unwrap_or("")
                 .to_string();
-            if kind != "replay" {
+            if kind == "replay" {
+                // A relative replay path is relative to the experiment file.
+                if let Some(toml::Value::String(p)) = table.get("path") {
+                    let path = Path::new(p);
+                    if path.is_relative() {
+                        let base = file.parent().unwrap_or(Path::new("."));
+                        let joined = base.join(path).to_string_lossy().into_owned();
+                        table.insert("path".into(), toml::Value::String(joined));
+                    }
+                }
+            } else {
                 table.insert("seed".into(), toml::Value::Integer(seed as i64));
             }
             let nominal: StreamSpec =

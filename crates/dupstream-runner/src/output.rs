@@ -70,6 +70,10 @@ pub fn stream_label(spec: &StreamSpec) -> String {
     let mut parts = vec![kind];
     for (k, v) in t {
         let v = match v {
+            // Only the file name of a replayed file: results must not depend on where it lives.
+            toml::Value::String(s) if k == "path" => Path::new(&s)
+                .file_name()
+                .map_or(s.clone(), |n| n.to_string_lossy().into_owned()),
             toml::Value::String(s) => s,
             other => other.to_string(),
         };
@@ -83,6 +87,7 @@ pub fn raw_row(
     exp: &Experiment,
     cell: &Cell,
     filter: &dyn DuplicateFilter,
+    n: u64,
     position: u64,
     counts: [u64; 4],
 ) -> RawRow {
@@ -114,8 +119,8 @@ pub fn raw_row(
         memory_bits_used: filter.memory_bits(),
         scale: exp.scale,
         stream: stream_label(&case.nominal),
-        n_nominal: case.nominal.declared_len().unwrap_or(0),
-        n: case.spec.declared_len().unwrap_or(0),
+        n_nominal: case.nominal.declared_len().unwrap_or(n),
+        n,
         distinct_target: distinct_target(&case.nominal),
         seed: case.seed,
         position,

@@ -4,4 +4,5 @@ mod util;
 
 mod cli;
 mod golden;
+mod readme;
 mod shard;
