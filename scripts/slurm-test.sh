@@ -15,13 +15,14 @@
 # The daemons it starts are stopped by PID on exit, also on failure. Where Slurm cannot be
 # installed or started it prints a SKIPPED line and exits 0.
 #
-# Environment: SLURM_TEST_EXPERIMENT (default experiments/examples/slurm-small.toml),
-# SLURM_TEST_SCALE (default 1), SLURM_TEST_KEEP=1 keeps the work directory.
+# The sweep is Bera et al.'s journal Table 7 at scale 1/64 (20 cells; about 15 s on two cores).
+# Environment: SLURM_TEST_EXPERIMENT (default experiments/bera-journal/table7.toml),
+# SLURM_TEST_SCALE (default 64), SLURM_TEST_KEEP=1 keeps the work directory.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 t_start=$(date +%s)
-experiment=${SLURM_TEST_EXPERIMENT:-experiments/examples/slurm-small.toml}
-scale=${SLURM_TEST_SCALE:-1}
+experiment=${SLURM_TEST_EXPERIMENT:-experiments/bera-journal/table7.toml}
+scale=${SLURM_TEST_SCALE:-64}
 shards=4
 
 say() { echo "slurm-test: $*"; }
