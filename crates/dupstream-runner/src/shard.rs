@@ -1176,7 +1176,7 @@ pub fn slurm(args: SlurmArgs) -> Result<()> {
     merge_sh.push_str(&prologue);
     let _ = writeln!(
         merge_sh,
-        "exec {bin} merge {shards} --out {dir}",
+        "exec {bin} merge {shards}/shard-*-of-{n} --out {dir}",
         bin = sh_path(&bin),
         shards = sh_path(&shards_dir),
         dir = sh_path(&dir),
@@ -1260,8 +1260,11 @@ echo "results: {dir}  (logs in $slurm_dir/logs)"
     );
     let write_exec = |path: &Path, text: &str| -> Result<()> {
         output::atomic_write(path, text.as_bytes())?;
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+        }
         Ok(())
     };
     write_exec(&slurm_dir.join("shard.sbatch"), &shard_sh)?;
