@@ -220,6 +220,11 @@ pub fn render(base: &Path, title: &str, panels: &[Panel]) -> Result<Vec<PathBuf>
     Ok(vec![png_path, svg_path])
 }
 
+/// Per label, the values seen at each x (keyed by the x's bits).
+type LabelledPoints = Vec<(String, BTreeMap<u64, Vec<f64>>)>;
+/// A named metric of a row.
+type Metric<'a> = (&'a str, Box<dyn Fn(&RawRow) -> Option<f64>>);
+
 /// Groups rows by `key`, then by label, averaging over seeds at each x.
 fn series_by<K: Ord + Clone>(
     rows: &[&RawRow],
@@ -227,7 +232,7 @@ fn series_by<K: Ord + Clone>(
     x: impl Fn(&RawRow) -> f64,
     y: impl Fn(&RawRow) -> Option<f64>,
 ) -> BTreeMap<K, Vec<Series>> {
-    let mut out: BTreeMap<K, Vec<(String, BTreeMap<u64, Vec<f64>>)>> = BTreeMap::new();
+    let mut out: BTreeMap<K, LabelledPoints> = BTreeMap::new();
     for r in rows {
         let Some(v) = y(r) else { continue };
         let group = out.entry(key(r)).or_default();
@@ -307,7 +312,7 @@ pub fn draw(
             ChartKind::RatesVsLength | ChartKind::OccupancyVsLength => {
                 let occupancy = *chart == ChartKind::OccupancyVsLength;
                 let group = |r: &RawRow| (r.memory_nominal_bits, r.stream.clone());
-                let metrics: Vec<(&str, Box<dyn Fn(&RawRow) -> Option<f64>>)> = if occupancy {
+                let metrics: Vec<Metric> = if occupancy {
                     vec![("occupancy", Box::new(|r: &RawRow| Some(r.occupancy)))]
                 } else {
                     vec![
