@@ -34,7 +34,7 @@ reproduce-bera scale="1": build
 run file scale="1": build
     {{bin}} run {{file}} --scale {{scale}}
 
-# Write Slurm scripts running an experiment as N shards plus a merge (docs/cluster.md), e.g. `just slurm experiments/bera-journal/table7.toml 16 --partition short --time 2:00:00 --submit`.
+# Write Slurm scripts running an experiment as N shards plus a merge (README, "Running on a cluster"), e.g. `just slurm experiments/bera-journal/table7.toml 16 --partition short --time 2:00:00 --submit`.
 [group('reproduce')]
 slurm file shards *args: build
     {{bin}} slurm {{file}} --shards {{shards}} {{args}}
