@@ -80,7 +80,11 @@ where
         (x0, x1) = (x0 - 0.5, x1 + 0.5);
     }
     let y1 = ys().fold(0.0f64, f64::max).max(1e-6) * 1.08;
-    let title = if p.markers.is_empty() { p.title.clone() } else { format!("{} (× = paper)", p.title) };
+    let title = if p.markers.is_empty() {
+        p.title.clone()
+    } else {
+        format!("{} (× = paper)", p.title)
+    };
     let mut chart = ChartBuilder::on(area)
         .caption(&title, ("sans-serif", 18))
         .margin(12)
