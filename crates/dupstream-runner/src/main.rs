@@ -2,14 +2,18 @@
 //! detection in unbounded streams.
 #![forbid(unsafe_code)]
 
+mod catalogue;
+mod derived;
 mod error;
 mod exec;
 mod experiment;
 mod output;
 mod plot;
+mod plot_extra;
 mod progress;
 mod run;
 mod table;
+mod theory;
 mod units;
 
 use clap::{Parser, Subcommand};
@@ -25,6 +29,9 @@ Examples:
   dupstream run my.toml --threads 1 --out /tmp/mine
   dupstream run my.toml --resume            continue an interrupted run
   dupstream list                            the experiment catalogue
+  dupstream check                           validate every experiment file under experiments/
+  dupstream theory deng-fig1 --out results/theory
+      Deng & Rafiei Fig. 1 (FN rate vs K) from the paper's equations
   dupstream compare results/bera-journal-table7/<date>-<rev>-scale64
   dupstream plot results/bera-journal-table7/<date>-<rev>-scale64
 
@@ -61,6 +68,25 @@ enum Command {
         /// A results directory written by `dupstream run`.
         results_dir: PathBuf,
     },
+    /// Validate experiment files without running them: each parses, every structure fits every
+    /// memory size, and its paper values load. Exit 2 if any is invalid.
+    Check {
+        /// Files or directories to check.
+        #[arg(default_value = "experiments")]
+        paths: Vec<PathBuf>,
+        /// Also validate at this --scale.
+        #[arg(long, value_name = "F")]
+        scale: Option<u64>,
+    },
+    /// Draw an analytic figure (Deng & Rafiei Fig. 1, 2) from the paper's equations, with an
+    /// optional simulation overlay; writes CSV, PNG and SVG.
+    Theory(theory::TheoryArgs),
+    /// Time per element of each structure in a results directory, beside the paper's
+    /// (QHT paper Table 3); writes timing.csv/.md and prints it.
+    Timing {
+        /// A results directory written by `dupstream run`.
+        results_dir: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -80,6 +106,9 @@ fn main() -> ExitCode {
         Command::List { dir } => run::list(&dir),
         Command::Plot { results_dir } => run::plot(&results_dir),
         Command::Compare { results_dir } => run::compare(&results_dir),
+        Command::Check { paths, scale } => catalogue::check(&paths, scale),
+        Command::Theory(args) => theory::run(args),
+        Command::Timing { results_dir } => catalogue::timing(&results_dir),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

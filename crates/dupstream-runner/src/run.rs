@@ -162,7 +162,12 @@ pub fn run(args: RunArgs) -> Result<()> {
     let progress = Progress::new(total.unwrap_or(0), args.quiet);
     let (timings, streams) = exec::run_all(&exp, &dir, threads, &progress)?;
     progress.finish();
-    let rows = output::write_raw(&exp, &dir)?;
+    let mut rows = output::write_raw(&exp, &dir)?;
+    let derived = crate::derived::compute(&exp.derived, &rows, exp.cells.len());
+    if !derived.is_empty() {
+        output::atomic_write(&dir.join("derived.csv"), &output::csv_bytes(&derived)?)?;
+        rows.extend(derived);
+    }
     output::atomic_write(&dir.join("streams.csv"), &output::csv_bytes(&streams)?)?;
 
     // Reference values travel with the results.
@@ -281,7 +286,9 @@ fn finish_outputs(exp: &Experiment, dir: &Path, rows: &[output::RawRow]) -> Resu
 /// Loads the experiment recorded in a results directory.
 fn load_results(dir: &Path) -> Result<(Experiment, Vec<output::RawRow>)> {
     let exp = experiment::load(&dir.join("run.toml"), None)?;
-    let rows = output::read_rows(&dir.join("raw.csv"))?;
+    let mut rows = output::read_rows(&dir.join("raw.csv"))?;
+    let derived = crate::derived::compute(&exp.derived, &rows, exp.cells.len());
+    rows.extend(derived);
     Ok((exp, rows))
 }
 
