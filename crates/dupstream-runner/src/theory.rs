@@ -16,13 +16,17 @@
 //!
 //! **Simulation overlay** (`--sim RESULTS_DIR`, a run of `experiments/deng/fig1-sim.toml` or
 //! `fig2-sim.toml`): for each simulated SBF, the FN rate Eq. 16 predicts *on that stream* is
-//! Eq. 16 averaged over the gap distribution of a uniform stream of `n` elements over a
+//! Eq. 14/16 averaged over the gap distribution of a uniform stream of `n` elements over a
 //! universe of `U` keys (a duplicate's gap `δ` is geometric with mean `U`, truncated by its
 //! position: weight `(n − δ)·(1/U)(1 − 1/U)^{δ−1}`), with the structure's actual `m`, integer
-//! `P`, `K`, `Max`, setting probability `K/m` and decrement probability `P/m` (Theorem 3), and
-//! `δ − 1` iterations between a duplicate and its predecessor (the decrement of the
-//! duplicate's own iteration comes after its probe; see `dupstream_filters::theory`). The
-//! overlay draws that prediction beside the measured FN rate (mean over seeds, with the 95 %
+//! `P`, `K`, `Max`, decrement probability `P/m` (Theorem 3), and `δ − 1` iterations between a
+//! duplicate and its predecessor (the decrement of the duplicate's own iteration comes after
+//! its probe; see `dupstream_filters::theory`). The setting probability of a cell is not the
+//! same `K/m` for every cell: keys hash to fixed cells, so a cell is re-set at rate `X/U` where
+//! `X ~ Poisson((U − 1)K/m)` counts the other keys on it ([`fn_rate_finite_universe`], Eq. 14
+//! with the `k_ij` of Eq. 18 drawn per cell). With `U` below `m` most cells have no other key
+//! and the plain `K/m` under-predicts the FN rate (by about 1 point at `U = m/2`, `K = 1`). The
+//! overlay draws the prediction beside the measured FN rate (mean over seeds, with the 95 %
 //! interval when there are several).
 
 use crate::output::{RawRow, atomic_write, csv_bytes, read_rows};
@@ -30,7 +34,7 @@ use crate::plot::{Panel, Series, render};
 use crate::plot_extra::param_value;
 use crate::table::mean_ci;
 use anyhow::{Context, Result, bail};
-use dupstream_filters::theory::{FnSetting, average_fn_rate, fn_rate, optimal_k_for_fn};
+use dupstream_filters::theory::{FnSetting, fn_rate, optimal_k_for_fn, pr0_after_gap};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -246,7 +250,6 @@ pub fn uniform_stream_fn_rate(m: u64, k: u32, p_cells: u64, max: u64, u: u64, n:
     if n < 2 || u == 0 {
         return 0.0;
     }
-    let set_prob = f64::from(k) / m as f64;
     let dec_prob = (p_cells as f64 / m as f64).min(1.0);
     let q = 1.0 - 1.0 / u as f64;
     let lnq = q.ln();
@@ -259,7 +262,7 @@ pub fn uniform_stream_fn_rate(m: u64, k: u32, p_cells: u64, max: u64, u: u64, n:
         let qb = (lnq * (b - 1) as f64).exp();
         (qa - qb) / (1.0 - q)
     };
-    let f = |delta: u64| average_fn_rate(delta - 1, set_prob, dec_prob, max, k);
+    let f = |delta: u64| fn_rate_finite_universe(delta - 1, k, dec_prob, max, u, m);
     let last = n; // gaps 1..n−1
     let horizon = last.min(u.saturating_mul(80).max(4096));
     let (mut num, mut den) = (0.0, 0.0);
@@ -284,6 +287,64 @@ pub fn uniform_stream_fn_rate(m: u64, k: u32, p_cells: u64, max: u64, u: u64, n:
         den += w;
     }
     if den > 0.0 { num / den } else { 0.0 }
+}
+
+/// Eq. 16 for a duplicate whose predecessor came `iterations` elements before, on a uniform
+/// stream over `u` keys: each of its `K` cells is set in an iteration with probability `X/U`,
+/// where `X` is the number of *other* keys hashed to it, `X ~ Poisson((U − 1)·K/m)` (the
+/// heterogeneity of the `k_i` that Eq. 18's `φ` describes), so `PR0` is averaged over `X`
+/// and the `K` cells are independent.
+pub fn fn_rate_finite_universe(
+    iterations: u64,
+    k: u32,
+    dec_prob: f64,
+    max: u64,
+    u: u64,
+    m: u64,
+) -> f64 {
+    let lambda = (u.saturating_sub(1)) as f64 * f64::from(k) / m as f64;
+    // Poisson weights from the mode outwards until they are negligible.
+    let mode = lambda.floor() as u64;
+    let ln_pmf = |x: u64| -> f64 {
+        let xf = x as f64;
+        let ln_fact = if x < 2 {
+            0.0
+        } else {
+            (1..=x).map(|i| (i as f64).ln()).sum::<f64>()
+        };
+        if lambda == 0.0 {
+            return if x == 0 { 0.0 } else { f64::NEG_INFINITY };
+        }
+        xf * lambda.ln() - lambda - ln_fact
+    };
+    let pr0 = |x: u64| pr0_after_gap(iterations, (x as f64 / u as f64).min(1.0), dec_prob, max);
+    let (mut acc, mut mass) = (0.0, 0.0);
+    let mut w = ln_pmf(mode).exp();
+    let mut x = mode;
+    // Upwards (weights by the recurrence w(x+1) = w(x)·λ/(x+1)).
+    loop {
+        acc += w * pr0(x);
+        mass += w;
+        x += 1;
+        w *= lambda / x as f64;
+        if w < 1e-12 * mass || x > mode + 100_000 {
+            break;
+        }
+    }
+    // Downwards.
+    let mut w = ln_pmf(mode).exp();
+    let mut x = mode;
+    while x > 0 {
+        w *= x as f64 / lambda;
+        x -= 1;
+        acc += w * pr0(x);
+        mass += w;
+        if w < 1e-12 * mass {
+            break;
+        }
+    }
+    let pr0_mean = acc / mass;
+    1.0 - (1.0 - pr0_mean).powf(f64::from(k))
 }
 
 /// The SBF rows at their last checkpoint, with `(m, K, P, Max, U, n)` (U from the stream's
@@ -544,15 +605,28 @@ mod tests {
     }
 
     #[test]
+    fn finite_universe_tends_to_eq16_for_a_large_universe() {
+        // With many keys per cell, X/U concentrates on K/m: Eq. 16 with k = K/m.
+        let (m, k, max) = (1u64 << 16, 2u32, 1u64);
+        let dp = 4.0 / m as f64;
+        let big = fn_rate_finite_universe(20_000, k, dp, max, 1 << 40, m);
+        let eq16 = dupstream_filters::theory::average_fn_rate(20_000, 2.0 / m as f64, dp, max, k);
+        assert!((big - eq16).abs() < 1e-3 * eq16, "{big} vs {eq16}");
+        // With fewer keys than cells, many cells are never re-set: the FN rate is higher.
+        let small = fn_rate_finite_universe(20_000, k, dp, max, 1 << 14, m);
+        assert!(small > eq16, "{small} vs {eq16}");
+    }
+
+    #[test]
     fn uniform_prediction_matches_direct_sum() {
         // The binned average against a direct sum over every gap (small case).
         let (m, k, p, max, u, n) = (2000u64, 2u32, 4u64, 1u64, 500u64, 20_000u64);
-        let (sp, dp) = (f64::from(k) / m as f64, p as f64 / m as f64);
+        let dp = p as f64 / m as f64;
         let q: f64 = 1.0 - 1.0 / u as f64;
         let (mut num, mut den) = (0.0, 0.0);
         for d in 1..n {
             let w = (n - d) as f64 * q.powi(d as i32 - 1);
-            num += w * average_fn_rate(d - 1, sp, dp, max, k);
+            num += w * fn_rate_finite_universe(d - 1, k, dp, max, u, m);
             den += w;
         }
         let direct = num / den;
