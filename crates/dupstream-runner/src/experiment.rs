@@ -161,6 +161,9 @@ pub enum ChartKind {
     /// FN-rate differences of `difference` series (`[[derived]]`) against memory (Deng &
     /// Rafiei Fig. 5).
     FnDifference,
+    /// Load (fraction of non-zero cells; `1 − zero fraction` for counters) against stream
+    /// length (Bera et al. journal Fig. 11).
+    LoadVsLength,
 }
 
 impl ChartKind {
@@ -173,6 +176,7 @@ impl ChartKind {
             ChartKind::RatesVsParam(_) => "rates_vs_param",
             ChartKind::OnesDifference => "ones_difference",
             ChartKind::FnDifference => "fn_difference",
+            ChartKind::LoadVsLength => "load_vs_length",
         }
     }
 }

@@ -380,6 +380,9 @@ pub fn draw(
             ChartKind::OnesDifference => {
                 written.extend(crate::plot_extra::ones_difference(dir, experiment, &all)?);
             }
+            ChartKind::LoadVsLength => {
+                written.extend(crate::plot_extra::load_vs_length(dir, experiment, &all)?);
+            }
             ChartKind::FnDifference => {
                 written.extend(crate::plot_extra::fn_difference(dir, experiment, &finals)?);
             }

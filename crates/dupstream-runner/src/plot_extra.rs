@@ -9,6 +9,9 @@
 //!   of FP-SBF's `f`) is drawn flat across the range, as the paper does.
 //! - `ones_difference`: the change in the number of ones (non-zero cells) between successive
 //!   checkpoints (Bera et al. conference Fig. 6–7), from each checkpoint's occupancy.
+//! - `load_vs_length`: the load (fraction of ones, i.e. of non-zero cells) against stream
+//!   length (Bera et al. journal Fig. 11); structures reporting a zero fraction (SBF, FP-SBF)
+//!   are converted (`1 − zero fraction`), others are drawn as they report.
 //! - `fn_difference`: the FN rate of each `difference` series (`[[derived]]`) against memory
 //!   (Deng & Rafiei Fig. 5: FPBuffering − SBF at several allowed FP rates).
 
@@ -52,6 +55,38 @@ pub fn series_label(label: &str, param: &str) -> String {
         .filter(|t| !t.starts_with(&prefix))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A label without any `key=value` part (`fpsbf c=3` → `fpsbf`).
+fn base_label(label: &str) -> String {
+    label
+        .split(' ')
+        .filter(|t| !t.contains('='))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The series labels for a sweep of `param`: the labels without any `key=value` part, so a
+/// structure whose swept key has another name (FP-SBF's `c` for `Max = 2^c − 1`) joins into
+/// one line; but if that would merge different cells at one point (two keys swept), only the
+/// `param=value` part is removed.
+fn series_labels(rows: &[&RawRow], param: &str) -> Vec<String> {
+    let mut seen: BTreeMap<(String, u64, u64, u64), &str> = BTreeMap::new();
+    let clash = rows.iter().any(|r| {
+        let x = param_value(r, param).unwrap_or(f64::NAN).to_bits();
+        let key = (base_label(&r.label), x, r.seed, r.memory_nominal_bits);
+        let key = (format!("{}|{}", key.0, r.stream), key.1, key.2, key.3);
+        *seen.entry(key).or_insert(r.label.as_str()) != r.label.as_str()
+    });
+    rows.iter()
+        .map(|r| {
+            if clash {
+                series_label(&r.label, param)
+            } else {
+                base_label(&r.label)
+            }
+        })
+        .collect()
 }
 
 #[derive(Default)]
@@ -132,13 +167,14 @@ pub fn rates_vs_param(
     let mut written = Vec::new();
     for (gi, (stream, rows)) in groups.iter().enumerate() {
         let mut panels = Vec::new();
+        let labels = series_labels(rows, param);
         for (metric, name) in [("fpr", "FPR"), ("fnr", "FNR")] {
             let mut accs: Vec<(String, Acc)> = Vec::new();
-            for r in rows {
+            for (r, label) in rows.iter().zip(&labels) {
                 let Some(v) = (if metric == "fpr" { r.fpr } else { r.fnr }) else {
                     continue;
                 };
-                let label = series_label(&r.label, param);
+                let label = label.clone();
                 let idx = match accs.iter().position(|(l, _)| *l == label) {
                     Some(i) => i,
                     None => {
@@ -162,13 +198,14 @@ pub fn rates_vs_param(
                 .collect();
             let markers: Vec<Series> = rows
                 .iter()
-                .filter_map(|r| {
+                .zip(&labels)
+                .filter_map(|(r, label)| {
                     let x = param_value(r, param)?;
                     let p = reference
                         .iter()
                         .find(|p| p.metric == metric && crate::table::reference_matches(p, r))?;
                     Some(Series {
-                        label: series_label(&r.label, param),
+                        label: label.clone(),
                         points: vec![(tx(x), p.value_pct)],
                         band: None,
                     })
@@ -194,13 +231,48 @@ pub fn rates_vs_param(
     Ok(written)
 }
 
-/// Number of ones (non-zero cells) a row's occupancy stands for.
-fn ones(r: &RawRow) -> f64 {
-    let frac = match r.occupancy_kind.as_str() {
+/// Fraction of non-zero cells a row's occupancy stands for.
+fn load(r: &RawRow) -> f64 {
+    match r.occupancy_kind.as_str() {
         "zero_fraction" => 1.0 - r.occupancy,
         _ => r.occupancy,
-    };
-    frac * r.memory_bits_used as f64
+    }
+}
+
+/// Number of ones (non-zero cells, counted as bits) a row's occupancy stands for.
+fn ones(r: &RawRow) -> f64 {
+    load(r) * r.memory_bits_used as f64
+}
+
+/// `load_vs_length` (see the module doc).
+pub fn load_vs_length(dir: &Path, experiment: &str, rows: &[&RawRow]) -> Result<Vec<PathBuf>> {
+    let mut converted: Vec<RawRow> = rows.iter().map(|r| (*r).clone()).collect();
+    for r in &mut converted {
+        // series_by scales by 100: store the load as a fraction in `fpr`.
+        r.fpr = Some(load(r));
+    }
+    let refs: Vec<&RawRow> = converted.iter().collect();
+    let groups = crate::plot::series_by(
+        &refs,
+        |r| (r.memory_nominal_bits, r.stream.clone()),
+        |r| r.position as f64,
+        |r| r.fpr,
+    );
+    let mut written = Vec::new();
+    for (gi, ((memory, stream), series)) in groups.into_iter().enumerate() {
+        let mem = crate::units::format_bits(memory);
+        let panel = Panel {
+            title: format!("load vs stream length ({mem})"),
+            x_desc: "elements".into(),
+            y_desc: "load: ones / cells (%)".into(),
+            x_log2: false,
+            series,
+            markers: Vec::new(),
+        };
+        let base = dir.join(format!("load_vs_length-{mem}-{gi}"));
+        written.extend(render(&base, &format!("{experiment}: {stream}"), &[panel])?);
+    }
+    Ok(written)
 }
 
 /// `ones_difference` (see the module doc).
@@ -303,6 +375,7 @@ mod tests {
     fn labels_and_parameters() {
         assert_eq!(series_label("fpsbf f=4 k=3", "f"), "fpsbf k=3");
         assert_eq!(series_label("SBF", "f"), "SBF");
+        assert_eq!(base_label("fpsbf c=3 f=4"), "fpsbf");
         let mut r = crate::derived::tests_row();
         r.params = "c=2;f=4;k=3".into();
         r.stream = "uniform n=100000 universe=4096".into();
