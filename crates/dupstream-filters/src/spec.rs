@@ -7,10 +7,12 @@
 use crate::a2::{A2, A2Params};
 use crate::bdbf::{BDbf, BDbfParams};
 use crate::bloom::{BloomFilter, BloomParams};
+use crate::bsbf::{Bsbf, BsbfParams, Bsbfsd, BsbfsdParams, Rlbsbf, RlbsbfParams};
 use crate::buffering::{FpBuffering, FpBufferingParams, LruBuffering, LruBufferingParams};
 use crate::cuckoo::{CuckooParams, StreamingCuckoo};
 use crate::fpsbf::{FpSbf, FpSbfParams};
 use crate::qht::{Qht, QhtParams, Qhtd, Qqhtd};
+use crate::rsbf::{Rsbf, RsbfParams};
 use crate::sbf::{SbfParams, StableBloomFilter};
 use crate::sqf::{Sqf, SqfParams};
 use crate::{DuplicateFilter, Result, exact::Exact};
@@ -81,6 +83,10 @@ registry! {
     FpBuffering(FpBufferingParams) => "fp_buffering", |b, p, s| FpBuffering::new(b, p, s), |b, p| FpBuffering::memory_bits_for(b, p), 8.0;
     FpSbf(FpSbfParams) => "fpsbf", |b, p, s| FpSbf::new(b, p, s), |b, p| FpSbf::memory_bits_for(b, p), 20.0;
     A2(A2Params) => "a2", |b, p, s| A2::new(b, p, s), |b, p| A2::memory_bits_for(b, p), 2.0;
+    Rsbf(RsbfParams) => "rsbf", |b, p, s| Rsbf::new(b, p, s), |b, p| Rsbf::memory_bits_for(b, p), 1.5;
+    Bsbf(BsbfParams) => "bsbf", |b, p, s| Bsbf::new(b, p, s), |b, p| Bsbf::memory_bits_for(b, p), 1.2;
+    Bsbfsd(BsbfsdParams) => "bsbfsd", |b, p, s| Bsbfsd::new(b, p, s), |b, p| Bsbfsd::memory_bits_for(b, p), 1.1;
+    Rlbsbf(RlbsbfParams) => "rlbsbf", |b, p, s| Rlbsbf::new(b, p, s), |b, p| Rlbsbf::memory_bits_for(b, p), 1.2;
     Qht(QhtParams) => "qht", |b, p, s| Qht::new(b, p, s), |b, p| crate::qht::memory_bits_for(b, p), 1.0;
     Qhtd(QhtParams) => "qhtd", |b, p, s| Qhtd::new(b, p, s), |b, p| crate::qht::memory_bits_for(b, p), 1.0;
     Qqhtd(QhtParams) => "qqhtd", |b, p, s| Qqhtd::new(b, p, s), |b, p| crate::qht::memory_bits_for(b, p), 1.0;

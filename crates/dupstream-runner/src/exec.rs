@@ -7,7 +7,6 @@ use crate::progress::Progress;
 use anyhow::{Context, Result, bail};
 use dupstream_filters::hash::{hash_key, mix64};
 use dupstream_streams::{GroundTruth, StreamSpec};
-use rayon::prelude::*;
 use std::path::Path;
 use std::time::Instant;
 
@@ -167,15 +166,28 @@ pub fn run_all(
                 .total_cmp(&a.filter.relative_cost())
                 .then(b.memory_bits.cmp(&a.memory_bits))
         });
-        let results: Vec<Result<CellTiming>> = pool.install(|| {
-            todo.par_iter()
-                .map(|cell| {
-                    let (rows, timing) = run_cell(exp, cell, &truth, progress)?;
-                    output::write_cell(dir, cell.index, &rows, &timing)?;
-                    progress.cell_done(&timing);
-                    Ok(timing)
-                })
-                .collect()
+        // FIFO spawning hands the cells out longest first, one at a time (a parallel iterator
+        // would split the list in halves and lose that order). Results land in their own slot.
+        let results: Vec<std::sync::Mutex<Option<Result<CellTiming>>>> =
+            todo.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        pool.scope_fifo(|scope| {
+            for (slot, cell) in results.iter().zip(&todo) {
+                let truth = &truth;
+                scope.spawn_fifo(move |_| {
+                    let outcome =
+                        run_cell(exp, cell, truth, progress).and_then(|(rows, timing)| {
+                            output::write_cell(dir, cell.index, &rows, &timing)?;
+                            progress.cell_done(&timing);
+                            Ok(timing)
+                        });
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+                });
+            }
+        });
+        let results = results.into_iter().map(|m| {
+            m.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every spawned cell ran")
         });
         for r in results {
             timings.push(r?);

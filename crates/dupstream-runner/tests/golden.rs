@@ -132,3 +132,116 @@ checkpoints = 4
     );
     check_golden("nasa-replay", &std::fs::read(out.join("raw.csv")).unwrap());
 }
+
+/// A cell of a paper table that this project documents as not reproducing (REPRODUCTION.md,
+/// experiments/bera-journal/SETUP.md). It is still pinned exactly by the golden file; it is only
+/// exempt from the comparison with the paper. `None` matches every row / metric.
+struct Deviation {
+    column: &'static str,
+    memory: Option<&'static str>,
+    metric: Option<&'static str>,
+    why: &'static str,
+}
+
+const RSBF: Deviation = Deviation {
+    column: "RSBF",
+    memory: None,
+    metric: None,
+    why: "neither published RSBF pseudo-code reproduces the RSBF column (SETUP.md: with s = M/k the \
+          reservoir phase never resets bits at 256/512 MB, so FNR is 0 where the paper prints 18 % / 10 %)",
+};
+
+/// Runs a Bera et al. table at scale 64, pins it to its golden file, and compares every cell not
+/// listed in `deviations` with the paper, within `rel` relative or `abs_pp` percentage points.
+fn bera_table_at_scale_64(table: &str, rel: f64, abs_pp: f64, deviations: &[Deviation]) {
+    let file = format!("experiments/bera-journal/{table}.toml");
+    let out = run(&format!("bera-{table}"), &["run", &file, "--scale", "64"]);
+    check_golden(
+        &format!("bera-journal-{table}-scale64"),
+        &std::fs::read(out.join("raw.csv")).unwrap(),
+    );
+    let cells = compared_cells(&out);
+    assert_eq!(
+        cells.len(),
+        40,
+        "{table}: expected 40 cells with a paper value"
+    );
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for c in &cells {
+        let exempt = deviations.iter().find(|d| {
+            d.column == c.column
+                && d.memory.is_none_or(|m| m == c.row)
+                && d.metric.is_none_or(|m| m == c.metric)
+        });
+        if let Some(d) = exempt {
+            eprintln!(
+                "{table} {} {} {}: documented deviation ({})",
+                c.row, c.metric, c.column, d.why
+            );
+            continue;
+        }
+        checked += 1;
+        let tol = (rel * c.paper.abs()).max(abs_pp);
+        if (c.ours - c.paper).abs() > tol {
+            failures.push(format!(
+                "{} {} {}: ours {:.4} %, paper {:.4} %, |diff| {:.4} > {tol:.4} pp",
+                c.row,
+                c.metric,
+                c.column,
+                c.ours,
+                c.paper,
+                (c.ours - c.paper).abs()
+            ));
+        }
+    }
+    eprintln!("{table}: {checked} cells compared with the paper");
+    assert!(
+        failures.is_empty(),
+        "{table} at scale 64 no longer matches the paper:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// The reproduction criterion (3 % relative or 0.05 percentage points, as in REPRODUCTION.md)
+/// widened by the scale effect measured on Table 7 between `--scale 16` and `--scale 64`: at most
+/// 0.9 % relative for rates above 0.1 % (1.8 % on RLBSBF's 0.05 % FNR, which the 0.05 pp floor
+/// covers). A cell that reproduces at full scale therefore stays within 4 % at scale 64.
+const SCALE64_REL: f64 = 0.04;
+const SCALE64_ABS_PP: f64 = 0.05;
+
+#[test]
+fn bera_journal_table7_at_scale_64() {
+    let sbf_512 = Deviation {
+        column: "SBF",
+        memory: Some("512MB"),
+        metric: Some("fnr"),
+        why: "SBF's parameters are not stated by the paper (Max=1, K=2, P=4 assumed); at 512 MB our FNR \
+              is 18.4 % against 17.1 % at every scale",
+    };
+    bera_table_at_scale_64("table7", SCALE64_REL, SCALE64_ABS_PP, &[RSBF, sbf_512]);
+}
+
+#[test]
+fn bera_journal_table8_at_scale_64() {
+    let sbf_512 = Deviation {
+        column: "SBF",
+        memory: Some("512MB"),
+        metric: None,
+        why: "SBF's parameters are not stated by the paper (Max=1, K=2, P=4 assumed); at 512 MB ours is \
+              1.34 % / 33.8 % against 1.45 % / 30.3 %",
+    };
+    let rlbsbf_512 = Deviation {
+        column: "RLBSBF",
+        memory: Some("512MB"),
+        metric: Some("fnr"),
+        why: "at 60 % distinct every FNR of ours is 1-4 % (relative) below the paper's, growing with memory; \
+              RLBSBF at 512 MB is 4.1-4.3 % below at scales 64 and 16 (REPRODUCTION.md)",
+    };
+    bera_table_at_scale_64(
+        "table8",
+        SCALE64_REL,
+        SCALE64_ABS_PP,
+        &[RSBF, sbf_512, rlbsbf_512],
+    );
+}

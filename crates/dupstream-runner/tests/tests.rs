@@ -4,3 +4,4 @@ mod util;
 
 mod cli;
 mod golden;
+mod readme;

@@ -1,0 +1,112 @@
+//! The README cannot rot: every command it shows refers to files, recipes and flags that
+//! exist, and its main command is the one the Table 7 regression test runs.
+
+use crate::util::{dupstream_ok, root};
+
+fn readme() -> String {
+    std::fs::read_to_string(root().join("README.md")).unwrap()
+}
+
+/// Lines of the README's `sh` code blocks.
+fn shell_lines() -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in readme().lines() {
+        if line.starts_with("```") {
+            inside = line.trim() == "```sh";
+            continue;
+        }
+        if inside {
+            let cmd = line.split(" #").next().unwrap().trim();
+            if !cmd.is_empty() {
+                out.push(cmd.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn recipes() -> Vec<String> {
+    std::fs::read_to_string(root().join("justfile"))
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            l.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && l.contains(':')
+                && !l.contains(":=")
+        })
+        .map(|l| l.split([' ', ':']).next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_first_two_commands_are_the_reproduction_and_the_tests() {
+    let lines = shell_lines();
+    assert_eq!(
+        lines[0],
+        "cargo run --release -p dupstream-runner -- run experiments/bera-journal/table7.toml --scale 64",
+        "the README's first command must be the scaled Table 7 reproduction the regression test runs"
+    );
+    assert_eq!(
+        lines[1], "cargo test --workspace",
+        "the README's second command must be the test command"
+    );
+    let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();
+    assert!(
+        ci.lines().any(|l| l.trim() == lines[1]),
+        ".ci/run must run the README's test command"
+    );
+}
+
+#[test]
+fn every_file_and_recipe_the_readme_names_exists() {
+    let text = readme();
+    for word in text.split(|c: char| c.is_whitespace() || c == '`' || c == '(' || c == ')') {
+        let w = word.trim_end_matches([',', '.', ':', ';']);
+        if (w.starts_with("experiments/") && w.ends_with(".toml"))
+            || w == ".ci/run"
+            || w == "REPRODUCTION.md" && root().join(w).exists()
+        {
+            assert!(
+                root().join(w).exists(),
+                "README names {w}, which does not exist"
+            );
+        }
+    }
+    let recipes = recipes();
+    for (i, _) in text.match_indices("just ") {
+        let rest = &text[i + 5..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        if name.is_empty() || name.starts_with('-') || !text[..i].ends_with('`') {
+            continue;
+        }
+        assert!(
+            recipes.contains(&name),
+            "README mentions `just {name}`, which the justfile lacks ({recipes:?})"
+        );
+    }
+}
+
+#[test]
+fn every_dupstream_subcommand_and_flag_the_readme_uses_exists() {
+    let help = String::from_utf8(dupstream_ok(&["run", "--help"]).stdout).unwrap();
+    for line in shell_lines() {
+        let Some(rest) = line.strip_prefix("target/release/dupstream ") else {
+            continue;
+        };
+        let sub = rest.split_whitespace().next().unwrap();
+        assert!(
+            ["run", "list", "plot", "compare"].contains(&sub),
+            "README uses unknown subcommand {sub}"
+        );
+        for flag in rest.split_whitespace().filter(|w| w.starts_with("--")) {
+            assert!(
+                help.contains(flag),
+                "README uses {flag}, which `dupstream run --help` does not list"
+            );
+        }
+    }
+}
