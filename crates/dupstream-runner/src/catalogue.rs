@@ -98,6 +98,56 @@ pub fn check(paths: &[PathBuf], scale: Option<u64>) -> Result<()> {
     Ok(())
 }
 
+/// `dupstream estimate`: the time `dupstream run` would estimate for each experiment file
+/// (the same estimate it prints before starting) and the total, at `--scale` and `--threads`.
+/// `scales` maps a file to its own scale (`FILE=SCALE`), for catalogues that run some files at
+/// full scale whatever the overall scale.
+pub fn estimate(
+    paths: &[PathBuf],
+    scale: Option<u64>,
+    threads: Option<usize>,
+    fixed: &[String],
+) -> Result<()> {
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let mut total = 0.0;
+    let mut unknown = 0;
+    for path in paths {
+        for file in experiment_files(path)? {
+            let text = file.to_string_lossy();
+            let own = fixed
+                .iter()
+                .filter_map(|f| f.split_once('='))
+                .find(|(name, _)| text.ends_with(name))
+                .and_then(|(_, s)| s.parse::<u64>().ok());
+            let exp = experiment::load(&file, own.or(scale))?;
+            let secs = crate::run::estimate_secs(&exp, threads);
+            if exp.total_elements().is_none() {
+                unknown += 1;
+            }
+            total += secs;
+            println!(
+                "{:>10.0} s  {} (scale {})",
+                secs,
+                file.display(),
+                exp.scale
+            );
+        }
+    }
+    println!(
+        "{:>10.0} s  total ({:.1} h) with {threads} thread(s){}",
+        total,
+        total / 3600.0,
+        if unknown > 0 {
+            format!("; {unknown} replay(s) of unknown length not counted")
+        } else {
+            String::new()
+        }
+    );
+    Ok(())
+}
+
 /// One line of `timing.csv`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct TimingRow {

@@ -81,6 +81,22 @@ enum Command {
     /// Draw an analytic figure (Deng & Rafiei Fig. 1, 2) from the paper's equations, with an
     /// optional simulation overlay; writes CSV, PNG and SVG.
     Theory(theory::TheoryArgs),
+    /// The time `run` would estimate for each experiment file and in total, without running.
+    Estimate {
+        /// Files or directories.
+        #[arg(default_value = "experiments")]
+        paths: Vec<PathBuf>,
+        /// As `run --scale`.
+        #[arg(long, value_name = "F")]
+        scale: Option<u64>,
+        /// As `run --threads`.
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// A file that runs at its own scale whatever --scale says, as `NAME.toml=SCALE`
+        /// (matched against the end of the path); repeatable.
+        #[arg(long, value_name = "FILE=SCALE")]
+        fixed: Vec<String>,
+    },
     /// Time per element of each structure in a results directory, beside the paper's
     /// (QHT paper Table 3); writes timing.csv/.md and prints it.
     Timing {
@@ -109,6 +125,12 @@ fn main() -> ExitCode {
         Command::Check { paths, scale } => catalogue::check(&paths, scale),
         Command::Theory(args) => theory::run(args),
         Command::Timing { results_dir } => catalogue::timing(&results_dir),
+        Command::Estimate {
+            paths,
+            scale,
+            threads,
+            fixed,
+        } => catalogue::estimate(&paths, scale, threads, &fixed),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

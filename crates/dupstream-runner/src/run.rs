@@ -106,20 +106,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
     }
     let total = exp.total_elements();
-    let est_secs: f64 = exp
-        .cells
-        .iter()
-        .map(|c| {
-            let n = exp.streams[c.stream].spec.declared_len().unwrap_or(0) as f64;
-            let ns = if c.memory_bits > (64 << 23) {
-                14.0
-            } else {
-                5.0
-            } * c.filter.relative_cost();
-            n * ns * 1e-9
-        })
-        .sum::<f64>()
-        / threads as f64;
+    let est_secs = estimate_secs(&exp, threads);
     let digest = output::digest(&run_toml(&exp, None)?);
     let dir = match (&args.out, args.resume) {
         (Some(d), _) => d.clone(),
@@ -223,6 +210,24 @@ pub fn run(args: RunArgs) -> Result<()> {
     summary(&timings, &manifest);
     eprintln!("dupstream: results in {}", dir.display());
     Ok(())
+}
+
+/// The run's estimated wall time in seconds (0 for replays of unknown length): elements per
+/// cell times a per-element cost from the structure's relative cost and its memory size.
+pub fn estimate_secs(exp: &Experiment, threads: usize) -> f64 {
+    exp.cells
+        .iter()
+        .map(|c| {
+            let n = exp.streams[c.stream].spec.declared_len().unwrap_or(0) as f64;
+            let ns = if c.memory_bits > (64 << 23) {
+                14.0
+            } else {
+                5.0
+            } * c.filter.relative_cost();
+            n * ns * 1e-9
+        })
+        .sum::<f64>()
+        / threads.max(1) as f64
 }
 
 fn summary(timings: &[exec::CellTiming], m: &Manifest) {
