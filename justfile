@@ -27,7 +27,57 @@ reproduce-bera-table table scale="1": build
 # Every Bera et al. table (journal 1-9, conference 4-5) at the given scale.
 [group('reproduce')]
 reproduce-bera scale="1": build
-    for f in experiments/bera-journal/table*.toml experiments/bera-conference/table*.toml; do {{bin}} run "$f" --scale {{scale}}; done
+    for f in experiments/bera-journal/table*.toml experiments/bera-conference/table*.toml; do {{bin}} run "$f" --scale {{scale}} {{threads}}; done
+
+# `--threads N` for every catalogue run when DUPSTREAM_THREADS is set (default: all cores).
+threads := if env_var_or_default("DUPSTREAM_THREADS", "") == "" { "" } else { "--threads " + env_var("DUPSTREAM_THREADS") }
+
+# Experiments of the catalogue small enough to run at full scale whatever `scale` says
+# (100K-element streams and the theory overlays' simulations; a few seconds each).
+small := "experiments/deng/fig1-sim.toml experiments/deng/fig2-sim.toml experiments/deng/fig4a.toml experiments/qht/table1.toml experiments/qht/table5.toml experiments/singh-batra/*.toml"
+
+# Runs experiment files in order at `scale` (the small ones at full scale).
+_runs scale +files:
+    for f in {{files}}; do s={{scale}}; case " {{small}} " in *" $f "*) s=1;; esac; {{bin}} run "$f" --scale "$s" --quiet {{threads}}; done
+
+# The analytic figures (Deng & Rafiei Fig. 1, 2) with the latest simulation overlays, if run.
+[group('reproduce')]
+theory: build
+    {{bin}} theory all --out results/theory
+    if ls -d results/deng-fig1-sim/*/raw.csv >/dev/null 2>&1; then {{bin}} theory deng-fig1 --out results/theory --sim "$(dirname "$(ls -t results/deng-fig1-sim/*/raw.csv | head -1)")"; fi
+    if ls -d results/deng-fig2-sim/*/raw.csv >/dev/null 2>&1; then {{bin}} theory deng-fig2 --out results/theory --sim "$(dirname "$(ls -t results/deng-fig2-sim/*/raw.csv | head -1)")"; fi
+
+# Deng & Rafiei (SBF, SIGMOD 2006) Fig. 1-6: simulations for the theory figures, Fig. 3, the three Fig. 4 tables, Fig. 5, Fig. 6 a-d.
+[group('reproduce')]
+reproduce-deng scale="1": build
+    just _runs {{scale}} experiments/deng/fig1-sim.toml experiments/deng/fig2-sim.toml experiments/deng/fig3.toml experiments/deng/fig4a.toml experiments/deng/fig4b.toml experiments/deng/fig4c.toml experiments/deng/fig5.toml experiments/deng/fig6a.toml experiments/deng/fig6b.toml experiments/deng/fig6c.toml experiments/deng/fig6d.toml
+    just theory
+
+# Bera et al. figures: conference Fig. 3/5, 7, 8 and journal Fig. 2-4, 5-7, 8-10, 11.
+[group('reproduce')]
+reproduce-bera-figures scale="1": build
+    just _runs {{scale}} experiments/bera-conference/fig*.toml experiments/bera-journal/fig*.toml
+
+# Singh & Batra (FP-SBF) Fig. 5 a-f, 6, 7 a-d (100K elements: always full scale).
+[group('reproduce')]
+reproduce-fpsbf: build
+    just _runs 1 experiments/singh-batra/*.toml
+
+# Géraud et al. (QHT) Tables 1-5; Table 3's times beside the paper's via `dupstream timing`.
+[group('reproduce')]
+reproduce-qht scale="1": build
+    just _runs {{scale}} experiments/qht/table1.toml experiments/qht/table2-4-u24.toml experiments/qht/table2-4-u27.toml experiments/qht/table3.toml experiments/qht/table5.toml
+    {{bin}} timing "$(dirname "$(ls -t results/qht-table3/*/raw.csv | head -1)")"
+
+# Every table and figure of the five papers (REPRODUCTION.md). Prints the runner's time estimate first.
+[group('reproduce')]
+reproduce-all scale="1": build
+    {{bin}} estimate experiments {{threads}} --scale {{scale}} $(for f in {{small}}; do printf -- '--fixed %s=1 ' "$f"; done) | tail -1
+    just reproduce-deng {{scale}}
+    just reproduce-bera {{scale}}
+    just reproduce-bera-figures {{scale}}
+    just reproduce-fpsbf
+    just reproduce-qht {{scale}}
 
 # Run any experiment file, e.g. `just run experiments/bera-journal/table8.toml 16`.
 [group('reproduce')]

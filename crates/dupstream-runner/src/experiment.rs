@@ -2,7 +2,11 @@
 //! cells expanded.
 //!
 //! Any value given as an array in `[stream]` or in an `[[algorithm]]` table is swept (the
-//! cartesian product of all arrays); `[grid]` holds the memory sizes and the seeds. Every
+//! cartesian product of all arrays); `[grid]` holds the memory sizes and the seeds. An
+//! `[[algorithm]]` table's `memory` key (a size or an array of sizes from the grid) is not
+//! swept: it restricts that structure to those sizes (e.g. a Bloom filter whose `k` depends
+//! on the memory). `[[derived]]` tables add series computed from measured ones
+//! ([`crate::derived`]). Every
 //! error names the file, line and key, and is found before any work starts.
 
 use crate::error::{ConfigError, line_of, line_of_key};
@@ -33,6 +37,9 @@ pub struct RawExperiment {
     pub output: RawOutput,
     #[serde(default)]
     pub run: RawRun,
+    /// Series computed from measured ones (see [`crate::derived`]).
+    #[serde(default)]
+    pub derived: Vec<crate::derived::DerivedSpec>,
 }
 
 /// Where the paper's own numbers are.
@@ -133,7 +140,7 @@ impl Dim {
 }
 
 /// A chart the run draws.
-#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ChartKind {
     /// FPR and FNR against stream length, one chart per memory size.
@@ -144,15 +151,32 @@ pub enum ChartKind {
     RatesVsK,
     /// Occupancy against stream length.
     OccupancyVsLength,
+    /// Final FPR and FNR against a parameter, written `{ rates_vs_param = "f" }`: a structure
+    /// parameter (as in `raw.csv`'s `params`) or a stream field (as in its `stream` label),
+    /// `memory` or `n`. Series without the parameter are drawn flat across the range.
+    RatesVsParam(String),
+    /// Difference in the number of ones (non-zero cells) between successive checkpoints
+    /// (Bera et al. conference Fig. 6–7).
+    OnesDifference,
+    /// FN-rate differences of `difference` series (`[[derived]]`) against memory (Deng &
+    /// Rafiei Fig. 5).
+    FnDifference,
+    /// Load (fraction of non-zero cells; `1 − zero fraction` for counters) against stream
+    /// length (Bera et al. journal Fig. 11).
+    LoadVsLength,
 }
 
 impl ChartKind {
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &'static str {
         match self {
             ChartKind::RatesVsLength => "rates_vs_length",
             ChartKind::RatesVsMemory => "rates_vs_memory",
             ChartKind::RatesVsK => "rates_vs_k",
             ChartKind::OccupancyVsLength => "occupancy_vs_length",
+            ChartKind::RatesVsParam(_) => "rates_vs_param",
+            ChartKind::OnesDifference => "ones_difference",
+            ChartKind::FnDifference => "fn_difference",
+            ChartKind::LoadVsLength => "load_vs_length",
         }
     }
 }
@@ -198,6 +222,7 @@ pub struct Experiment {
     pub checkpoints: u64,
     pub table: TableLayout,
     pub charts: Vec<ChartKind>,
+    pub derived: Vec<crate::derived::DerivedSpec>,
 }
 
 /// Reads and validates an experiment file. `scale_override` is `--scale`.
@@ -423,7 +448,13 @@ fn validate(
     }
     for alg in &raw.algorithm {
         let span = alg.span();
-        let table = alg.get_ref();
+        // `memory` restricts this structure to some of the grid's sizes (never swept).
+        let mut table = alg.get_ref().clone();
+        let only_memory = match table.remove("memory") {
+            None => None,
+            Some(v) => Some(restricted_memory(file, source, &span, &v, &memories)?),
+        };
+        let table = &table;
         let swept: Vec<String> = table
             .iter()
             .filter(|(k, v)| v.is_array() && k.as_str() != "label")
@@ -476,7 +507,7 @@ fn validate(
                         );
                         err_at(file, source, span.clone(), &key, msg)
                     })?;
-            filters.push((spec, label, span.clone()));
+            filters.push((spec, label, span.clone(), only_memory.clone()));
         }
     }
 
@@ -484,7 +515,10 @@ fn validate(
     let mut cells = Vec::new();
     for (si, _) in streams.iter().enumerate() {
         for &mem in &memories {
-            for (spec, label, span) in &filters {
+            for (spec, label, span, only) in &filters {
+                if only.as_ref().is_some_and(|o| !o.contains(&mem)) {
+                    continue;
+                }
                 let bits = mem / scale;
                 spec.memory_bits_for(bits).map_err(|e| {
                     err_at(
@@ -529,6 +563,8 @@ fn validate(
             "must be at least 1",
         ));
     }
+    let labels: Vec<String> = cells.iter().map(|c| c.label.clone()).collect();
+    crate::derived::validate(file, &raw.derived, &labels)?;
     let reference = raw.reference.as_ref().map(|r| {
         let base = file.parent().unwrap_or(Path::new("."));
         (base.join(&r.file), r.table.clone())
@@ -561,7 +597,55 @@ fn validate(
             .output
             .charts
             .unwrap_or_else(|| vec![ChartKind::RatesVsLength, ChartKind::RatesVsMemory]),
+        derived: raw.derived,
     })
+}
+
+/// The memory sizes an `[[algorithm]]` table's `memory` key restricts it to: a string or an
+/// array of strings, each one of the grid's sizes.
+fn restricted_memory(
+    file: &Path,
+    source: &str,
+    span: &Range<usize>,
+    value: &toml::Value,
+    grid: &[u64],
+) -> Result<Vec<u64>, ConfigError> {
+    let items: Vec<&toml::Value> = match value {
+        toml::Value::Array(a) => a.iter().collect(),
+        other => vec![other],
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let Some(text) = item.as_str() else {
+            return Err(err_at(
+                file,
+                source,
+                span.clone(),
+                "memory",
+                "must be a memory size or an array of them (strings)",
+            ));
+        };
+        let bits = parse_bits(text).map_err(|e| {
+            err_at(
+                file,
+                source,
+                span.clone(),
+                "memory",
+                format!("bad unit: {e}"),
+            )
+        })?;
+        if !grid.contains(&bits) {
+            return Err(err_at(
+                file,
+                source,
+                span.clone(),
+                "memory",
+                format!("{text} is not one of [grid] memory"),
+            ));
+        }
+        out.push(bits);
+    }
+    Ok(out)
 }
 
 /// The cartesian product of a table's array values (arrays of tables are kept whole).

@@ -2,15 +2,19 @@
 //! detection in unbounded streams.
 #![forbid(unsafe_code)]
 
+mod catalogue;
+mod derived;
 mod error;
 mod exec;
 mod experiment;
 mod output;
 mod plot;
+mod plot_extra;
 mod progress;
 mod run;
 mod shard;
 mod table;
+mod theory;
 mod units;
 
 use clap::{Parser, Subcommand};
@@ -26,6 +30,9 @@ Examples:
   dupstream run my.toml --threads 1 --out /tmp/mine
   dupstream run my.toml --resume            continue an interrupted run
   dupstream list                            the experiment catalogue
+  dupstream check                           validate every experiment file under experiments/
+  dupstream theory deng-fig1 --out results/theory
+      Deng & Rafiei Fig. 1 (FN rate vs K) from the paper's equations
   dupstream compare results/bera-journal-table7/<date>-<rev>-scale64
   dupstream plot results/bera-journal-table7/<date>-<rev>-scale64
   dupstream run my.toml --shard 0/4 --out parts/0   one of 4 shards (see `dupstream merge --help`)
@@ -72,6 +79,41 @@ enum Command {
     /// of shards followed by a merge job.
     #[command(after_help = shard::SLURM_EXAMPLES)]
     Slurm(Box<shard::SlurmArgs>),
+    /// Validate experiment files without running them: each parses, every structure fits every
+    /// memory size, and its paper values load. Exit 2 if any is invalid.
+    Check {
+        /// Files or directories to check.
+        #[arg(default_value = "experiments")]
+        paths: Vec<PathBuf>,
+        /// Also validate at this --scale.
+        #[arg(long, value_name = "F")]
+        scale: Option<u64>,
+    },
+    /// Draw an analytic figure (Deng & Rafiei Fig. 1, 2) from the paper's equations, with an
+    /// optional simulation overlay; writes CSV, PNG and SVG.
+    Theory(theory::TheoryArgs),
+    /// The time `run` would estimate for each experiment file and in total, without running.
+    Estimate {
+        /// Files or directories.
+        #[arg(default_value = "experiments")]
+        paths: Vec<PathBuf>,
+        /// As `run --scale`.
+        #[arg(long, value_name = "F")]
+        scale: Option<u64>,
+        /// As `run --threads`.
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// A file that runs at its own scale whatever --scale says, as `NAME.toml=SCALE`
+        /// (matched against the end of the path); repeatable.
+        #[arg(long, value_name = "FILE=SCALE")]
+        fixed: Vec<String>,
+    },
+    /// Time per element of each structure in a results directory, beside the paper's
+    /// (QHT paper Table 3); writes timing.csv/.md and prints it.
+    Timing {
+        /// A results directory written by `dupstream run`.
+        results_dir: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -93,6 +135,15 @@ fn main() -> ExitCode {
         Command::Compare { results_dir } => run::compare(&results_dir),
         Command::Merge(args) => shard::merge(args),
         Command::Slurm(args) => shard::slurm(*args),
+        Command::Check { paths, scale } => catalogue::check(&paths, scale),
+        Command::Theory(args) => theory::run(args),
+        Command::Timing { results_dir } => catalogue::timing(&results_dir),
+        Command::Estimate {
+            paths,
+            scale,
+            threads,
+            fixed,
+        } => catalogue::estimate(&paths, scale, threads, &fixed),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

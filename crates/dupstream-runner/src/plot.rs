@@ -85,13 +85,26 @@ where
     } else {
         format!("{} (× = paper)", p.title)
     };
+    // Differences (derived series, theory charts) can be negative: extend the axis below 0.
+    let y0 = p
+        .series
+        .iter()
+        .chain(&p.markers)
+        .flat_map(|s| {
+            s.points
+                .iter()
+                .map(|&(_, y)| y)
+                .chain(s.band.iter().flatten().map(|&(_, lo, _)| lo))
+        })
+        .fold(0.0f64, f64::min)
+        * 1.08;
     let mut chart = ChartBuilder::on(area)
         .caption(&title, ("sans-serif", 18))
         .margin(12)
         .margin_right(30)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d(x0..x1, 0.0..y1)
+        .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(|e| anyhow!("chart: {e}"))?;
     let x_fmt = |x: &f64| {
         if p.x_log2 {
@@ -232,7 +245,7 @@ type LabelledPoints = Vec<(String, BTreeMap<u64, Vec<f64>>)>;
 type Metric<'a> = (&'a str, Box<dyn Fn(&RawRow) -> Option<f64>>);
 
 /// Groups rows by `key`, then by label, averaging over seeds at each x.
-fn series_by<K: Ord + Clone>(
+pub fn series_by<K: Ord + Clone>(
     rows: &[&RawRow],
     key: impl Fn(&RawRow) -> K,
     x: impl Fn(&RawRow) -> f64,
@@ -273,7 +286,8 @@ fn series_by<K: Ord + Clone>(
                         multi |= vals.len() > 1;
                         points.push((x, m));
                         let ci = if ci.is_finite() { ci } else { 0.0 };
-                        band.push((x, (m - ci).max(0.0), m + ci));
+                        let lo = if m >= 0.0 { (m - ci).max(0.0) } else { m - ci };
+                        band.push((x, lo, m + ci));
                     }
                     Series {
                         label,
@@ -368,6 +382,20 @@ pub fn draw(
                     let base = dir.join(format!("{}-{memory}-{gi}", chart.as_str()));
                     written.extend(render(&base, &format!("{experiment}: {}", key.1), &panels)?);
                 }
+            }
+            ChartKind::RatesVsParam(param) => {
+                written.extend(crate::plot_extra::rates_vs_param(
+                    dir, experiment, &finals, param, reference,
+                )?);
+            }
+            ChartKind::OnesDifference => {
+                written.extend(crate::plot_extra::ones_difference(dir, experiment, &all)?);
+            }
+            ChartKind::LoadVsLength => {
+                written.extend(crate::plot_extra::load_vs_length(dir, experiment, &all)?);
+            }
+            ChartKind::FnDifference => {
+                written.extend(crate::plot_extra::fn_difference(dir, experiment, &finals)?);
             }
             ChartKind::RatesVsMemory | ChartKind::RatesVsK => {
                 let by_memory = *chart == ChartKind::RatesVsMemory;

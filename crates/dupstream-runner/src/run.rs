@@ -113,20 +113,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
     }
     let total = exp.total_elements();
-    let est_secs: f64 = exp
-        .cells
-        .iter()
-        .map(|c| {
-            let n = exp.streams[c.stream].spec.declared_len().unwrap_or(0) as f64;
-            let ns = if c.memory_bits > (64 << 23) {
-                14.0
-            } else {
-                5.0
-            } * c.filter.relative_cost();
-            n * ns * 1e-9
-        })
-        .sum::<f64>()
-        / threads as f64;
+    let est_secs = estimate_secs(&exp, threads);
     let digest = output::digest(&run_toml(&exp, None)?);
     let dir = match (&args.out, args.resume) {
         (Some(d), _) => d.clone(),
@@ -169,7 +156,12 @@ pub fn run(args: RunArgs) -> Result<()> {
     let progress = Progress::new(total.unwrap_or(0), args.quiet);
     let (timings, streams) = exec::run_all(&exp, &dir, threads, &progress)?;
     progress.finish();
-    let rows = output::write_raw(&exp, &dir)?;
+    let mut rows = output::write_raw(&exp, &dir)?;
+    let derived = crate::derived::compute(&exp.derived, &rows, exp.cells.len());
+    if !derived.is_empty() {
+        output::atomic_write(&dir.join("derived.csv"), &output::csv_bytes(&derived)?)?;
+        rows.extend(derived);
+    }
     output::atomic_write(&dir.join("streams.csv"), &output::csv_bytes(&streams)?)?;
 
     // Reference values travel with the results.
@@ -225,6 +217,24 @@ pub fn run(args: RunArgs) -> Result<()> {
     summary(&timings, &manifest);
     eprintln!("dupstream: results in {}", dir.display());
     Ok(())
+}
+
+/// The run's estimated wall time in seconds (0 for replays of unknown length): elements per
+/// cell times a per-element cost from the structure's relative cost and its memory size.
+pub fn estimate_secs(exp: &Experiment, threads: usize) -> f64 {
+    exp.cells
+        .iter()
+        .map(|c| {
+            let n = exp.streams[c.stream].spec.declared_len().unwrap_or(0) as f64;
+            let ns = if c.memory_bits > (64 << 23) {
+                14.0
+            } else {
+                5.0
+            } * c.filter.relative_cost();
+            n * ns * 1e-9
+        })
+        .sum::<f64>()
+        / threads.max(1) as f64
 }
 
 pub(crate) fn summary(timings: &[exec::CellTiming], m: &Manifest) {
@@ -292,7 +302,9 @@ pub(crate) fn finish_outputs(
 /// Loads the experiment recorded in a results directory.
 fn load_results(dir: &Path) -> Result<(Experiment, Vec<output::RawRow>)> {
     let exp = experiment::load(&dir.join("run.toml"), None)?;
-    let rows = output::read_rows(&dir.join("raw.csv"))?;
+    let mut rows = output::read_rows(&dir.join("raw.csv"))?;
+    let derived = crate::derived::compute(&exp.derived, &rows, exp.cells.len());
+    rows.extend(derived);
     Ok((exp, rows))
 }
 

@@ -1,6 +1,7 @@
 //! Paper-style tables: our final error rates beside the paper's, with the difference.
 //!
-//! The reference CSV has a `table` column, a `metric` column (`fpr` / `fnr`), a value column
+//! The reference CSV has a `table` column, a `metric` column (`fpr` / `fnr` / `error`, the
+//! last being FPR + FNR as the QHT paper prints it), a value column
 //! (`value_pct`, in percent) and any of the matching columns `memory`, `algorithm`, `k`, `n`,
 //! `distinct_pct`. A reference row matches a result when every matching column it fills
 //! agrees with the result.
@@ -176,10 +177,22 @@ pub fn build(rows: &[RawRow], layout: &TableLayout, reference: &[PaperValue]) ->
             continue;
         }
         let first = finals.first().map(|r| dim_value(d, r).1);
+        // k usually follows from the algorithm (its label): only split on it when it varies
+        // within one label at one memory size.
+        let k_within_label = || {
+            let mut seen: BTreeMap<(&str, u64), &str> = BTreeMap::new();
+            finals.iter().any(|r| {
+                *seen
+                    .entry((r.label.as_str(), r.memory_nominal_bits))
+                    .or_insert(r.k.as_str())
+                    != r.k.as_str()
+            })
+        };
         if finals.iter().any(|r| Some(dim_value(d, r).1) != first)
-            && !(d == Dim::K && row_dims.contains(&Dim::Algorithm))
+            && !(d == Dim::K
+                && (row_dims.contains(&Dim::Algorithm) || layout.columns == Dim::Algorithm)
+                && !k_within_label())
         {
-            // k usually follows from the algorithm; only split on it when it varies within one.
             row_dims.push(d);
         }
     }
@@ -266,11 +279,16 @@ pub fn build(rows: &[RawRow], layout: &TableLayout, reference: &[PaperValue]) ->
         ka.partial_cmp(&kb).unwrap_or(std::cmp::Ordering::Equal)
     });
     let mut out = Vec::new();
+    // The error E = FPR + FNR (QHT paper, Section 6.1) is shown when the paper prints it.
+    let mut metrics = vec!["fpr", "fnr"];
+    if reference.iter().any(|p| p.metric == "error") {
+        metrics.push("error");
+    }
     for ((rk, ck), members) in sorted {
-        for metric in ["fpr", "fnr"] {
+        for &metric in &metrics {
             let vals: Vec<f64> = members
                 .iter()
-                .filter_map(|r| if metric == "fpr" { r.fpr } else { r.fnr })
+                .filter_map(|r| metric_value(r, metric))
                 .map(|v| v * 100.0)
                 .collect();
             if vals.is_empty() {
@@ -300,6 +318,16 @@ pub fn build(rows: &[RawRow], layout: &TableLayout, reference: &[PaperValue]) ->
         }
     }
     out
+}
+
+/// A row's value of a metric: `fpr`, `fnr`, or `error` (FPR + FNR).
+pub fn metric_value(r: &RawRow, metric: &str) -> Option<f64> {
+    match metric {
+        "fpr" => r.fpr,
+        "fnr" => r.fnr,
+        "error" => r.fpr.zip(r.fnr).map(|(a, b)| a + b),
+        _ => None,
+    }
 }
 
 fn fmt_pct(v: f64) -> String {

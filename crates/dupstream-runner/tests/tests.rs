@@ -2,6 +2,7 @@
 
 mod util;
 
+mod catalogue;
 mod cli;
 mod golden;
 mod readme;
