@@ -13,7 +13,7 @@ fn golden_path(name: &str) -> PathBuf {
 }
 
 /// Compares `actual` with the golden file `name`, or rewrites it under `DUPSTREAM_UPDATE_GOLDEN`.
-fn check_golden(name: &str, actual: &[u8]) {
+pub fn check_golden(name: &str, actual: &[u8]) {
     let path = golden_path(name);
     if std::env::var_os("DUPSTREAM_UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, actual).unwrap();
@@ -252,4 +252,33 @@ fn bera_journal_table8_at_scale_64() {
         low_fnr("BSBFSD", "512MB"),
     ];
     bera_table_at_scale_64("table8", SCALE64_REL, SCALE64_ABS_PP, &deviations);
+}
+
+/// Deng & Rafiei Fig. 6(a) (b-model stream, SBF vs buffering vs derived FPBuffering) at 1/64 of
+/// its 2^24 elements and memory. The paper prints the figure only as a plot, so the check is
+/// the golden file alone.
+#[test]
+fn deng_fig6a_at_scale_64() {
+    let out = run(
+        "deng-fig6a",
+        &["run", "experiments/deng/fig6a.toml", "--scale", "64"],
+    );
+    check_golden(
+        "deng-fig6a-scale64",
+        &std::fs::read(out.join("raw.csv")).unwrap(),
+    );
+}
+
+/// Singh & Batra Fig. 6 (FP-SBF's stable point beside SBF and RSBF, 100K elements, 70 %
+/// distinct). The paper prints no numbers (experiments/singh-batra/SETUP.md): golden file only.
+#[test]
+fn singh_batra_fpsbf_stable_point() {
+    let out = run(
+        "fpsbf-fig6",
+        &["run", "experiments/singh-batra/fig6-stable-point.toml"],
+    );
+    check_golden(
+        "singh-batra-fig6",
+        &std::fs::read(out.join("raw.csv")).unwrap(),
+    );
 }
