@@ -41,6 +41,21 @@ pub struct CellTiming {
     pub resumed: bool,
 }
 
+/// Estimated single-thread seconds of one cell on an otherwise idle machine: per element, the
+/// runner's own work (generation, hashing, scoring: ~8 ns) plus the structure's relative cost
+/// times 6 ns while its state fits in cache (≤ 8 MiB) or 30 ns beyond, where every probe is a
+/// DRAM miss. Calibrated on the `dupstream-filters` benchmark (BSBF family ≈ 26 ns, SBF ≈ 93 ns
+/// at 512 MB). Replays of unknown length count as 0.
+pub fn cell_secs(exp: &Experiment, cell: &Cell) -> f64 {
+    let n = exp.streams[cell.stream].spec.declared_len().unwrap_or(0) as f64;
+    let per_cost = if cell.memory_bits > (8 << 23) {
+        30.0
+    } else {
+        6.0
+    };
+    n * (8.0 + per_cost * cell.filter.relative_cost()) * 1e-9
+}
+
 /// Checkpoint positions for a stream of `n` elements.
 pub fn checkpoints(exp: &Experiment, n: u64) -> Vec<u64> {
     let mut v: Vec<u64> = match exp.checkpoint_every {

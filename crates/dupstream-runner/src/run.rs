@@ -219,20 +219,12 @@ pub fn run(args: RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// The run's estimated wall time in seconds (0 for replays of unknown length): elements per
-/// cell times a per-element cost from the structure's relative cost and its memory size.
+/// The run's estimated wall time in seconds on an idle machine ([`exec::cell_secs`] over all
+/// cells, shared by the threads).
 pub fn estimate_secs(exp: &Experiment, threads: usize) -> f64 {
     exp.cells
         .iter()
-        .map(|c| {
-            let n = exp.streams[c.stream].spec.declared_len().unwrap_or(0) as f64;
-            let ns = if c.memory_bits > (64 << 23) {
-                14.0
-            } else {
-                5.0
-            } * c.filter.relative_cost();
-            n * ns * 1e-9
-        })
+        .map(|c| exec::cell_secs(exp, c))
         .sum::<f64>()
         / threads.max(1) as f64
 }

@@ -98,16 +98,9 @@ fn stream_len(exp: &Experiment, stream: usize) -> f64 {
         .unwrap_or(UNKNOWN_LEN) as f64
 }
 
-/// Estimated single-thread seconds of a cell: elements × per-element time of its structure
-/// (`dupstream run`'s model: 5 ns × relative cost, 14 ns × relative cost above 64 MiB, where
-/// the structure no longer fits in cache).
+/// Estimated single-thread seconds of a cell (the model `dupstream run` prints).
 pub fn cell_cost(exp: &Experiment, cell: &Cell) -> f64 {
-    let ns = if cell.memory_bits > (64 << 23) {
-        14.0
-    } else {
-        5.0
-    } * cell.filter.relative_cost();
-    stream_len(exp, cell.stream) * ns * 1e-9
+    exec::cell_secs(exp, cell)
 }
 
 /// Estimated seconds of a stream's ground truth, paid once by every shard with cells on it.
