@@ -84,6 +84,11 @@ reproduce-all scale="1": build
 run file scale="1": build
     {{bin}} run {{file}} --scale {{scale}}
 
+# Write Slurm scripts running an experiment as N shards plus a merge (README, "Running on a cluster"), e.g. `just slurm experiments/bera-journal/table7.toml 16 --partition short --time 2:00:00 --submit`.
+[group('reproduce')]
+slurm file shards *args: build
+    {{bin}} slurm {{file}} --shards {{shards}} {{args}}
+
 # The experiment catalogue.
 [group('reproduce')]
 list: build
@@ -98,6 +103,11 @@ ci:
 [group('test')]
 test:
     cargo test --workspace
+
+# Slurm integration test: a one-node Slurm cluster (apt-get installs slurm-wlm and munge if missing; needs root) runs a sweep as a 4-task job array plus merge, kills and resubmits a task; merged results must equal a single-machine run byte for byte. Skips visibly where Slurm cannot run.
+[group('test')]
+slurm-test:
+    bash scripts/slurm-test.sh
 
 # The long statistical checks marked #[ignore].
 [group('test')]

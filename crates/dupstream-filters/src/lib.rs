@@ -126,7 +126,7 @@ pub trait DuplicateFilter: Send {
 }
 
 /// How many elements ahead [`DuplicateFilter::step_batch`] prefetches.
-pub const PREFETCH_DISTANCE: usize = 24;
+pub const PREFETCH_DISTANCE: usize = 16;
 
 impl<F: DuplicateFilter + ?Sized> DuplicateFilter for Box<F> {
     #[inline(always)]

@@ -127,12 +127,7 @@ pub fn estimate(
                 unknown += 1;
             }
             total += secs;
-            println!(
-                "{:>10.0} s  {} (scale {})",
-                secs,
-                file.display(),
-                exp.scale
-            );
+            println!("{:>10.0} s  {} (scale {})", secs, file.display(), exp.scale);
         }
     }
     println!(

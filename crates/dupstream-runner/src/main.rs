@@ -12,6 +12,7 @@ mod plot;
 mod plot_extra;
 mod progress;
 mod run;
+mod shard;
 mod table;
 mod theory;
 mod units;
@@ -34,6 +35,8 @@ Examples:
       Deng & Rafiei Fig. 1 (FN rate vs K) from the paper's equations
   dupstream compare results/bera-journal-table7/<date>-<rev>-scale64
   dupstream plot results/bera-journal-table7/<date>-<rev>-scale64
+  dupstream run my.toml --shard 0/4 --out parts/0   one of 4 shards (see `dupstream merge --help`)
+  dupstream slurm my.toml --shards 16 --partition short --submit
 
 Exit codes: 0 success, 1 failure while running, 2 invalid experiment file or arguments.";
 
@@ -68,6 +71,14 @@ enum Command {
         /// A results directory written by `dupstream run`.
         results_dir: PathBuf,
     },
+    /// Combine the parts written by `dupstream run --shard I/N` into the raw.csv, tables and
+    /// charts a single-machine run gives.
+    #[command(after_help = shard::MERGE_EXAMPLES)]
+    Merge(shard::MergeArgs),
+    /// Write (and with --submit, submit) Slurm scripts that run an experiment as a job array
+    /// of shards followed by a merge job.
+    #[command(after_help = shard::SLURM_EXAMPLES)]
+    Slurm(Box<shard::SlurmArgs>),
     /// Validate experiment files without running them: each parses, every structure fits every
     /// memory size, and its paper values load. Exit 2 if any is invalid.
     Check {
@@ -122,6 +133,8 @@ fn main() -> ExitCode {
         Command::List { dir } => run::list(&dir),
         Command::Plot { results_dir } => run::plot(&results_dir),
         Command::Compare { results_dir } => run::compare(&results_dir),
+        Command::Merge(args) => shard::merge(args),
+        Command::Slurm(args) => shard::slurm(*args),
         Command::Check { paths, scale } => catalogue::check(&paths, scale),
         Command::Theory(args) => theory::run(args),
         Command::Timing { results_dir } => catalogue::timing(&results_dir),

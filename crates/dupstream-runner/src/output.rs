@@ -196,7 +196,7 @@ pub fn csv_bytes<T: Serialize>(rows: &[T]) -> Result<Vec<u8>> {
     for r in rows {
         w.serialize(r)?;
     }
-    Ok(w.into_inner().map_err(|e| anyhow::anyhow!("csv: {e}"))?)
+    w.into_inner().map_err(|e| anyhow::anyhow!("csv: {e}"))
 }
 
 fn cell_paths(dir: &Path, cell: usize) -> (PathBuf, PathBuf) {

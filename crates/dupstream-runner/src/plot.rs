@@ -80,6 +80,11 @@ where
         (x0, x1) = (x0 - 0.5, x1 + 0.5);
     }
     let y1 = ys().fold(0.0f64, f64::max).max(1e-6) * 1.08;
+    let title = if p.markers.is_empty() {
+        p.title.clone()
+    } else {
+        format!("{} (× = paper)", p.title)
+    };
     // Differences (derived series, theory charts) can be negative: extend the axis below 0.
     let y0 = p
         .series
@@ -94,8 +99,9 @@ where
         .fold(0.0f64, f64::min)
         * 1.08;
     let mut chart = ChartBuilder::on(area)
-        .caption(&p.title, ("sans-serif", 18))
+        .caption(&title, ("sans-serif", 18))
         .margin(12)
+        .margin_right(30)
         .x_label_area_size(40)
         .y_label_area_size(60)
         .build_cartesian_2d(x0..x1, y0..y1)
@@ -233,6 +239,11 @@ pub fn render(base: &Path, title: &str, panels: &[Panel]) -> Result<Vec<PathBuf>
     Ok(vec![png_path, svg_path])
 }
 
+/// Per label, the values seen at each x (keyed by the x's bits).
+type LabelledPoints = Vec<(String, BTreeMap<u64, Vec<f64>>)>;
+/// A named metric of a row.
+type Metric<'a> = (&'a str, Box<dyn Fn(&RawRow) -> Option<f64>>);
+
 /// Groups rows by `key`, then by label, averaging over seeds at each x.
 pub fn series_by<K: Ord + Clone>(
     rows: &[&RawRow],
@@ -240,7 +251,7 @@ pub fn series_by<K: Ord + Clone>(
     x: impl Fn(&RawRow) -> f64,
     y: impl Fn(&RawRow) -> Option<f64>,
 ) -> BTreeMap<K, Vec<Series>> {
-    let mut out: BTreeMap<K, Vec<(String, BTreeMap<u64, Vec<f64>>)>> = BTreeMap::new();
+    let mut out: BTreeMap<K, LabelledPoints> = BTreeMap::new();
     for r in rows {
         let Some(v) = y(r) else { continue };
         let group = out.entry(key(r)).or_default();
@@ -321,7 +332,7 @@ pub fn draw(
             ChartKind::RatesVsLength | ChartKind::OccupancyVsLength => {
                 let occupancy = *chart == ChartKind::OccupancyVsLength;
                 let group = |r: &RawRow| (r.memory_nominal_bits, r.stream.clone());
-                let metrics: Vec<(&str, Box<dyn Fn(&RawRow) -> Option<f64>>)> = if occupancy {
+                let metrics: Vec<Metric> = if occupancy {
                     vec![("occupancy", Box::new(|r: &RawRow| Some(r.occupancy)))]
                 } else {
                     vec![

@@ -32,10 +32,14 @@ pub struct RunArgs {
     /// No progress bars or per-cell lines.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Run only shard I of N (0 <= I < N): the cells assigned to it, balanced by estimated
+    /// cost. Writes a part for `dupstream merge` (default: results/<experiment>/shards-<rev>-<digest>/shard-I-of-N).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<crate::shard::ShardSpec>,
 }
 
 /// The run's own record of itself, stored in `run.toml` beside the experiment's keys.
-fn run_toml(exp: &Experiment, reference_name: Option<&str>) -> Result<String> {
+pub(crate) fn run_toml(exp: &Experiment, reference_name: Option<&str>) -> Result<String> {
     let mut doc: toml::Table = toml::from_str(&exp.source)?;
     let mut run = toml::Table::new();
     run.insert("scale".into(), toml::Value::Integer(exp.scale as i64));
@@ -82,6 +86,9 @@ fn resumable_dir(args: &RunArgs, exp: &Experiment, digest: &str) -> Option<PathB
 }
 
 pub fn run(args: RunArgs) -> Result<()> {
+    if let Some(shard) = args.shard {
+        return crate::shard::run_shard(&args, shard);
+    }
     let wall = Instant::now();
     let started_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -230,7 +237,7 @@ pub fn estimate_secs(exp: &Experiment, threads: usize) -> f64 {
         / threads.max(1) as f64
 }
 
-fn summary(timings: &[exec::CellTiming], m: &Manifest) {
+pub(crate) fn summary(timings: &[exec::CellTiming], m: &Manifest) {
     eprintln!(
         "\n{:>5}  {:<32} {:>10} {:>12}",
         "cell", "structure", "wall (s)", "ns/element"
@@ -256,7 +263,11 @@ fn summary(timings: &[exec::CellTiming], m: &Manifest) {
 }
 
 /// Table and charts from the rows; returns the Markdown table.
-fn finish_outputs(exp: &Experiment, dir: &Path, rows: &[output::RawRow]) -> Result<String> {
+pub(crate) fn finish_outputs(
+    exp: &Experiment,
+    dir: &Path,
+    rows: &[output::RawRow],
+) -> Result<String> {
     let reference = match &exp.reference {
         Some((path, name)) => table::load_reference(path, name)?,
         None => Vec::new(),

@@ -149,6 +149,9 @@ fn dim_value(d: Dim, r: &RawRow) -> (f64, String) {
     }
 }
 
+/// A sort key: per dimension, the numeric value's bits and the label.
+type DimKey = Vec<(u64, String)>;
+
 /// Builds the table from the final rows of each cell.
 pub fn build(rows: &[RawRow], layout: &TableLayout, reference: &[PaperValue]) -> Vec<TableCell> {
     // Final checkpoint of each cell.
@@ -228,7 +231,7 @@ pub fn build(rows: &[RawRow], layout: &TableLayout, reference: &[PaperValue]) ->
             .collect()
     };
     // Groups keyed by (row, column) with first-appearance ordering for text dimensions.
-    let mut groups: Vec<((Vec<(u64, String)>, Vec<(u64, String)>), Vec<&RawRow>)> = Vec::new();
+    let mut groups: Vec<((DimKey, DimKey), Vec<&RawRow>)> = Vec::new();
     for r in &finals {
         let key = (order_key(&row_dims, r), order_key(&[layout.columns], r));
         match groups.iter_mut().find(|(k, _)| *k == key) {

@@ -247,6 +247,7 @@ fn qht_table1_reproduces_with_the_error_metric() {
     let dir = scratch("qht-table1");
     let f = root().join("experiments/qht/table1.toml");
     let out = run(&dir, f.to_str().unwrap(), &[]);
+    crate::golden::check_golden("qht-table1", &std::fs::read(out.join("raw.csv")).unwrap());
     let cells = compared_cells(&out);
     assert_eq!(cells.len(), 15, "FPR, FNR and E for 5 values of S");
     assert_eq!(cells.iter().filter(|c| c.metric == "error").count(), 5);

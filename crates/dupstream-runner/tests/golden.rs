@@ -13,7 +13,7 @@ fn golden_path(name: &str) -> PathBuf {
 }
 
 /// Compares `actual` with the golden file `name`, or rewrites it under `DUPSTREAM_UPDATE_GOLDEN`.
-fn check_golden(name: &str, actual: &[u8]) {
+pub fn check_golden(name: &str, actual: &[u8]) {
     let path = golden_path(name);
     if std::env::var_os("DUPSTREAM_UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, actual).unwrap();
@@ -204,11 +204,12 @@ fn bera_table_at_scale_64(table: &str, rel: f64, abs_pp: f64, deviations: &[Devi
 }
 
 /// The reproduction criterion (3 % relative or 0.05 percentage points, as in REPRODUCTION.md)
-/// widened by the scale effect measured on Table 7 between `--scale 16` and `--scale 64`: at most
-/// 0.9 % relative for rates above 0.1 % (1.8 % on RLBSBF's 0.05 % FNR, which the 0.05 pp floor
-/// covers). A cell that reproduces at full scale therefore stays within 4 % at scale 64.
-const SCALE64_REL: f64 = 0.04;
-const SCALE64_ABS_PP: f64 = 0.05;
+/// widened by the scale effect measured on Table 7 between the full-scale run (committed under
+/// results/bera-journal-table7/) and `--scale 64`: at most 0.50 % relative where the relative
+/// bound applies (rates above 1.67 %), at most 0.0033 pp below. A cell that reproduces at full
+/// scale therefore stays within 3.5 % / 0.055 pp at scale 64.
+const SCALE64_REL: f64 = 0.035;
+const SCALE64_ABS_PP: f64 = 0.055;
 
 #[test]
 fn bera_journal_table7_at_scale_64() {
@@ -224,6 +225,8 @@ fn bera_journal_table7_at_scale_64() {
 
 #[test]
 fn bera_journal_table8_at_scale_64() {
+    // Table 8 was not run at full scale; its deviations are the cells outside the 3 % criterion
+    // at scale 16 (which differs from full scale by under 0.7 % on Table 7).
     let sbf_512 = Deviation {
         column: "SBF",
         memory: Some("512MB"),
@@ -231,17 +234,51 @@ fn bera_journal_table8_at_scale_64() {
         why: "SBF's parameters are not stated by the paper (Max=1, K=2, P=4 assumed); at 512 MB ours is \
               1.34 % / 33.8 % against 1.45 % / 30.3 %",
     };
-    let rlbsbf_512 = Deviation {
-        column: "RLBSBF",
-        memory: Some("512MB"),
+    const LOW_FNR: &str = "at 60 % distinct our FNRs are 1-4 % (relative) below the paper's, more so with \
+                           more memory (REPRODUCTION.md)";
+    let low_fnr = |column, memory| Deviation {
+        column,
+        memory: Some(memory),
         metric: Some("fnr"),
-        why: "at 60 % distinct every FNR of ours is 1-4 % (relative) below the paper's, growing with memory; \
-              RLBSBF at 512 MB is 4.1-4.3 % below at scales 64 and 16 (REPRODUCTION.md)",
+        why: LOW_FNR,
     };
-    bera_table_at_scale_64(
-        "table8",
-        SCALE64_REL,
-        SCALE64_ABS_PP,
-        &[RSBF, sbf_512, rlbsbf_512],
+    let deviations = [
+        RSBF,
+        sbf_512,
+        low_fnr("RLBSBF", "128MB"),
+        low_fnr("RLBSBF", "256MB"),
+        low_fnr("RLBSBF", "512MB"),
+        low_fnr("BSBF", "512MB"),
+        low_fnr("BSBFSD", "512MB"),
+    ];
+    bera_table_at_scale_64("table8", SCALE64_REL, SCALE64_ABS_PP, &deviations);
+}
+
+/// Deng & Rafiei Fig. 6(a) (b-model stream, SBF vs buffering vs derived FPBuffering) at 1/64 of
+/// its 2^24 elements and memory. The paper prints the figure only as a plot, so the check is
+/// the golden file alone.
+#[test]
+fn deng_fig6a_at_scale_64() {
+    let out = run(
+        "deng-fig6a",
+        &["run", "experiments/deng/fig6a.toml", "--scale", "64"],
+    );
+    check_golden(
+        "deng-fig6a-scale64",
+        &std::fs::read(out.join("raw.csv")).unwrap(),
+    );
+}
+
+/// Singh & Batra Fig. 6 (FP-SBF's stable point beside SBF and RSBF, 100K elements, 70 %
+/// distinct). The paper prints no numbers (experiments/singh-batra/SETUP.md): golden file only.
+#[test]
+fn singh_batra_fpsbf_stable_point() {
+    let out = run(
+        "fpsbf-fig6",
+        &["run", "experiments/singh-batra/fig6-stable-point.toml"],
+    );
+    check_golden(
+        "singh-batra-fig6",
+        &std::fs::read(out.join("raw.csv")).unwrap(),
     );
 }

@@ -92,20 +92,28 @@ fn every_file_and_recipe_the_readme_names_exists() {
 
 #[test]
 fn every_dupstream_subcommand_and_flag_the_readme_uses_exists() {
-    let help = String::from_utf8(dupstream_ok(&["run", "--help"]).stdout).unwrap();
-    for line in shell_lines() {
+    let lines = shell_lines();
+    for (i, line) in lines.iter().enumerate() {
         let Some(rest) = line.strip_prefix("target/release/dupstream ") else {
             continue;
         };
         let sub = rest.split_whitespace().next().unwrap();
         assert!(
-            ["run", "list", "plot", "compare"].contains(&sub),
+            ["run", "list", "plot", "compare", "merge", "slurm"].contains(&sub),
             "README uses unknown subcommand {sub}"
         );
-        for flag in rest.split_whitespace().filter(|w| w.starts_with("--")) {
+        let help = String::from_utf8(dupstream_ok(&[sub, "--help"]).stdout).unwrap();
+        // A command may continue on the next lines after a trailing backslash.
+        let mut words: Vec<&str> = rest.split_whitespace().collect();
+        let mut j = i;
+        while lines[j].ends_with('\\') && j + 1 < lines.len() {
+            j += 1;
+            words.extend(lines[j].split_whitespace());
+        }
+        for flag in words.iter().filter(|w| w.starts_with("--")) {
             assert!(
                 help.contains(flag),
-                "README uses {flag}, which `dupstream run --help` does not list"
+                "README uses `{sub} {flag}`, which `dupstream {sub} --help` does not list"
             );
         }
     }

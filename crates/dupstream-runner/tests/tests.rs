@@ -6,3 +6,4 @@ mod catalogue;
 mod cli;
 mod golden;
 mod readme;
+mod shard;
