@@ -24,7 +24,7 @@ reproduce-table7 scale="1": build
 reproduce-bera-table table scale="1": build
     {{bin}} run experiments/bera-journal/table{{table}}.toml --scale {{scale}}
 
-# Every Bera et al. table (journal 1-9, conference 4-5) at the given scale.
+# Every Bera et al. table (journal 1-9, conference 2-5) at the given scale.
 [group('reproduce')]
 reproduce-bera scale="1": build
     for f in experiments/bera-journal/table*.toml experiments/bera-conference/table*.toml; do {{bin}} run "$f" --scale {{scale}} {{threads}}; done
