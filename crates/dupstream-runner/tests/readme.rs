@@ -99,7 +99,11 @@ fn every_dupstream_subcommand_and_flag_the_readme_uses_exists() {
         };
         let sub = rest.split_whitespace().next().unwrap();
         assert!(
-            ["run", "list", "plot", "compare", "merge", "slurm"].contains(&sub),
+            [
+                "run", "list", "plot", "compare", "merge", "slurm", "check", "estimate", "theory",
+                "timing"
+            ]
+            .contains(&sub),
             "README uses unknown subcommand {sub}"
         );
         let help = String::from_utf8(dupstream_ok(&[sub, "--help"]).stdout).unwrap();
