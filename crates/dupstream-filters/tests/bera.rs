@@ -300,25 +300,21 @@ fn load_stabilises_on_uniform_stream() {
     }
 }
 
-/// With no repeats there are no duplicates, so no false negatives (FNR = 0 trivially); the FP
-/// rate on fresh keys at stability is `≈ ℓ^k` (BSBF: 0.382 for k = 2).
+/// On a stream with no repeats every DUPLICATE verdict is a false positive; at stability the FP
+/// rate on fresh keys is `≈ ℓ^k` (BSBF: 0.382 for k = 2).
 #[test]
 fn no_repeat_stream_model_test() {
     let (k, s) = (2u32, 8192u64);
     let mut f = Bsbf::new(u64::from(k) * s, &BsbfParams { k }, SEED).unwrap();
-    let mut exact = dupstream_filters::exact::Exact::new();
     let stream = unique_stream(0, 300_000, SEED);
-    let (mut fp, mut fneg, mut measured) = (0u64, 0u64, 0u64);
+    let (mut fp, mut measured) = (0u64, 0u64);
     for (i, &h) in stream.iter().enumerate() {
-        let truth = exact.step(h);
         let v = f.step(h);
-        fneg += u64::from(truth && !v);
         if i >= 100_000 {
             measured += 1;
-            fp += u64::from(v && !truth);
+            fp += u64::from(v);
         }
     }
-    assert_eq!(fneg, 0);
     let rate = fp as f64 / measured as f64;
     let l = bsbf_stable_load(k);
     // Tolerance 0.02: loads fluctuate (sd 0.005 per filter, correlated over ~s insertions)

@@ -27,7 +27,7 @@ Examples:
       Bera et al. Table 7 at 1/64 of the paper's stream length and memory (about a minute)
   dupstream run experiments/bera-journal/table7.toml
       the same at full scale: 20 runs over 10^9 elements
-  dupstream run my.toml --threads 1 --out /tmp/mine
+  dupstream run my.toml --threads 1 --out results/mine
   dupstream run my.toml --resume            continue an interrupted run
   dupstream list                            the experiment catalogue
   dupstream check                           validate every experiment file under experiments/

@@ -333,7 +333,14 @@ pub fn digest(text: &str) -> String {
 }
 
 /// `git rev-parse --short HEAD`, with `-dirty` if the tree has changes; `unknown` outside git.
+/// Read once per process (the first call, made when a run starts), so a commit made while a long
+/// run is going does not change the revision its results record.
 pub fn git_revision() -> String {
+    static REV: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    REV.get_or_init(read_git_revision).clone()
+}
+
+fn read_git_revision() -> String {
     let run = |args: &[&str]| {
         std::process::Command::new("git")
             .args(args)

@@ -94,6 +94,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let exp = experiment::load(&args.experiment, args.scale)?;
+    let _ = output::git_revision(); // fixed now, before the run (see its doc)
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
