@@ -165,21 +165,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     output::atomic_write(&dir.join("streams.csv"), &output::csv_bytes(&streams)?)?;
 
-    // Reference values travel with the results.
-    let reference_name = if let Some((path, _)) = &exp.reference {
-        let name = "paper-values.csv";
-        output::atomic_write(
-            &dir.join(name),
-            &std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
-        )?;
-        Some(name)
-    } else {
-        None
-    };
-    output::atomic_write(
-        &dir.join("run.toml"),
-        run_toml(&exp, reference_name)?.as_bytes(),
-    )?;
+    write_inputs(&exp, &dir)?;
     let md = finish_outputs(&exp, &dir, &rows)?;
 
     let manifest = Manifest {
@@ -218,6 +204,25 @@ pub fn run(args: RunArgs) -> Result<()> {
     summary(&timings, &manifest);
     eprintln!("dupstream: results in {}", dir.display());
     Ok(())
+}
+
+/// Writes the experiment as run (`run.toml`) and a copy of its paper values
+/// (`paper-values.csv`, which `run.toml` then names), so a results directory stands alone.
+pub(crate) fn write_inputs(exp: &Experiment, dir: &Path) -> Result<()> {
+    let reference_name = if let Some((path, _)) = &exp.reference {
+        let name = "paper-values.csv";
+        output::atomic_write(
+            &dir.join(name),
+            &std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
+        )?;
+        Some(name)
+    } else {
+        None
+    };
+    output::atomic_write(
+        &dir.join("run.toml"),
+        run_toml(exp, reference_name)?.as_bytes(),
+    )
 }
 
 /// The run's estimated wall time in seconds on an idle machine ([`exec::cell_secs`] over all

@@ -437,20 +437,7 @@ pub fn run_shard(args: &RunArgs, shard: ShardSpec) -> Result<()> {
     let (timings, stream_rows) = exec::run_all(&sub, &dir, threads, &progress)?;
     progress.finish();
     output::atomic_write(&dir.join("streams.csv"), &output::csv_bytes(&stream_rows)?)?;
-    let reference_name = if let Some((path, _)) = &exp.reference {
-        let name = "paper-values.csv";
-        output::atomic_write(
-            &dir.join(name),
-            &std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
-        )?;
-        Some(name)
-    } else {
-        None
-    };
-    output::atomic_write(
-        &dir.join("run.toml"),
-        run::run_toml(&exp, reference_name)?.as_bytes(),
-    )?;
+    run::write_inputs(&exp, &dir)?;
     let record = ShardRecord {
         experiment: exp.name.clone(),
         experiment_file: exp.file.display().to_string(),
