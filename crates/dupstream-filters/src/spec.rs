@@ -96,6 +96,30 @@ registry! {
 }
 
 impl FilterSpec {
+    /// Relative cost per element at `budget_bits` (1.0 ≈ a k=2 Bloom-filter step): the
+    /// structure's [`relative_cost`](Self::relative_cost), refined where the cost follows a
+    /// parameter. An SBF touches K probe cells and P decrement cells (P from Eq. 17 when given as
+    /// `fps`), half a Bloom step per cell.
+    pub fn cost_at(&self, budget_bits: u64) -> f64 {
+        match self {
+            Self::Sbf(p) => {
+                let m = budget_bits / u64::from(crate::sbf::cell_bits(p.max.max(1))).max(1);
+                let cells = match (p.p, p.fps) {
+                    (Some(pp), _) => pp as f64,
+                    (None, Some(fps)) => crate::theory::p_for_fps(m.max(1), p.k, p.max, fps),
+                    (None, None) => 4.0,
+                };
+                let cost = (f64::from(p.k) + cells) / 2.0;
+                if cost.is_finite() {
+                    cost.max(1.0)
+                } else {
+                    self.relative_cost()
+                }
+            }
+            _ => self.relative_cost(),
+        }
+    }
+
     /// Estimated heap bytes of the built structure: its state plus uncharged overheads
     /// (buffer indexes, the exact set), for the runner's memory check.
     pub fn heap_bytes_estimate(&self, budget_bits: u64, distinct_hint: u64) -> u64 {

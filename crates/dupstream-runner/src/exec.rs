@@ -53,7 +53,7 @@ pub fn cell_secs(exp: &Experiment, cell: &Cell) -> f64 {
     } else {
         6.0
     };
-    n * (8.0 + per_cost * cell.filter.relative_cost()) * 1e-9
+    n * (8.0 + per_cost * cell.filter.cost_at(cell.memory_bits)) * 1e-9
 }
 
 /// Checkpoint positions for a stream of `n` elements.
@@ -181,8 +181,8 @@ pub fn run_all(
         // Longest cells first, so the last ones to finish are short.
         todo.sort_by(|a, b| {
             b.filter
-                .relative_cost()
-                .total_cmp(&a.filter.relative_cost())
+                .cost_at(b.memory_bits)
+                .total_cmp(&a.filter.cost_at(a.memory_bits))
                 .then(b.memory_bits.cmp(&a.memory_bits))
         });
         // FIFO spawning hands the cells out longest first, one at a time (a parallel iterator
