@@ -65,7 +65,9 @@
 use crate::error::{Error, Result, ensure};
 use crate::hash::{DoubleHash, reduce};
 use crate::rng::filter_rng;
-use crate::rsbf::{DrawRing, MAX_K, RING_INSERTIONS};
+use crate::rsbf::{
+    DrawRing, MAX_K, RING_INSERTIONS, partition_cell, partition_prefetch, partition_query,
+};
 use crate::{DuplicateFilter, Occupancy, OccupancyKind, bits::BitArray};
 
 fn default_k() -> u32 {
@@ -319,15 +321,12 @@ impl<const V: u8> Core<V> {
 
     #[inline(always)]
     fn cell(&self, dh: &DoubleHash, i: u32) -> u64 {
-        u64::from(i) * self.s + dh.index(i, self.s)
+        partition_cell(dh, i, self.s)
     }
 
     #[inline(always)]
     fn query(&self, hash: u64) -> bool {
-        let dh = DoubleHash::new(hash);
-        // No early exit: the outcome of each probe is unpredictable, a branch per bit costs
-        // more than the k loads (which the prefetch has brought in).
-        (0..self.k).fold(true, |all, i| all & self.bits.get(self.cell(&dh, i)))
+        partition_query(&self.bits, &DoubleHash::new(hash), self.k, self.s)
     }
 
     /// Takes the next ring word (for filter `i`, ignored by BSBFSD), prefetching its
@@ -352,7 +351,7 @@ impl<const V: u8> Core<V> {
     #[inline(always)]
     fn step(&mut self, hash: u64) -> bool {
         let dh = DoubleHash::new(hash);
-        if self.query(hash) {
+        if partition_query(&self.bits, &dh, self.k, self.s) {
             return true;
         }
         let s = self.s;
@@ -392,10 +391,7 @@ impl<const V: u8> Core<V> {
 
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
-        let dh = DoubleHash::new(hash);
-        for i in 0..self.k {
-            self.bits.prefetch(self.cell(&dh, i));
-        }
+        partition_prefetch(&self.bits, hash, self.k, self.s);
     }
 
     fn memory_bits(&self) -> u64 {

@@ -396,6 +396,29 @@ impl DrawRing {
     }
 }
 
+/// The layout RSBF and the BSBF family share: `k` Bloom filters of `s` bits side by side in one
+/// bit array; probe `i` of a key falls in filter `i`'s region `[i·s, (i+1)·s)`.
+#[inline(always)]
+pub(crate) fn partition_cell(dh: &DoubleHash, i: u32, s: u64) -> u64 {
+    u64::from(i) * s + dh.index(i, s)
+}
+
+/// Whether all `k` probes of a key are set (DUPLICATE). No early exit: the outcome of each probe
+/// is unpredictable, and a branch per bit costs more than the `k` loads the prefetch brought in.
+#[inline(always)]
+pub(crate) fn partition_query(bits: &BitArray, dh: &DoubleHash, k: u32, s: u64) -> bool {
+    (0..k).fold(true, |all, i| all & bits.get(partition_cell(dh, i, s)))
+}
+
+/// Prefetch hint for the `k` probes of `hash`.
+#[inline(always)]
+pub(crate) fn partition_prefetch(bits: &BitArray, hash: u64, k: u32, s: u64) {
+    let dh = DoubleHash::new(hash);
+    for i in 0..k {
+        bits.prefetch(partition_cell(&dh, i, s));
+    }
+}
+
 /// Validated sizes: `(k, s)` with `k·s ≤ budget`.
 fn layout(budget_bits: u64, params: &RsbfParams) -> Result<(u32, u64)> {
     let k = params.resolved_k()?;
@@ -493,15 +516,12 @@ impl Rsbf {
 
     /// Read-only membership probe: would `hash` be reported DUPLICATE now?
     pub fn query(&self, hash: u64) -> bool {
-        let dh = DoubleHash::new(hash);
-        // No early exit: the outcome of each probe is unpredictable, a branch per bit costs
-        // more than the k loads (which the prefetch has brought in).
-        (0..self.k).fold(true, |all, i| all & self.bits.get(self.cell(&dh, i)))
+        partition_query(&self.bits, &DoubleHash::new(hash), self.k, self.s)
     }
 
     #[inline(always)]
     fn cell(&self, dh: &DoubleHash, i: u32) -> u64 {
-        u64::from(i) * self.s + dh.index(i, self.s)
+        partition_cell(dh, i, self.s)
     }
 
     #[inline(always)]
@@ -582,7 +602,7 @@ impl DuplicateFilter for Rsbf {
     #[inline]
     fn step(&mut self, hash: u64) -> bool {
         let dh = DoubleHash::new(hash);
-        let duplicate = self.query(hash);
+        let duplicate = partition_query(&self.bits, &dh, self.k, self.s);
         self.iter += 1;
         let iter = self.iter;
         if iter <= self.s {
@@ -614,10 +634,7 @@ impl DuplicateFilter for Rsbf {
 
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
-        let dh = DoubleHash::new(hash);
-        for i in 0..self.k {
-            self.bits.prefetch(self.cell(&dh, i));
-        }
+        partition_prefetch(&self.bits, hash, self.k, self.s);
     }
 
     fn memory_bits(&self) -> u64 {
