@@ -31,84 +31,9 @@
 //! series (or of earlier derived ones). Derived rows are written to `derived.csv`, never to
 //! `raw.csv`, and are recomputed by `dupstream plot` and `dupstream compare`.
 
-use crate::error::ConfigError;
-use crate::output::RawRow;
-use serde::{Deserialize, Serialize};
+use crate::plan::{DerivedKind, DerivedSpec};
+use crate::record::RawRow;
 use std::collections::HashMap;
-use std::path::Path;
-
-/// One `[[derived]]` table.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct DerivedSpec {
-    /// Label of the derived series.
-    pub label: String,
-    /// How it is computed.
-    pub kind: DerivedKind,
-    /// First input series (label).
-    pub a: String,
-    /// Second input series (label).
-    pub b: String,
-}
-
-/// What a derived series computes (see the module doc).
-#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum DerivedKind {
-    /// FPBuffering's expected rates with its coin at `b`'s FP rate, from LRU buffering `a`.
-    FpBufferingAt,
-    /// `a − b`.
-    Difference,
-}
-
-impl DerivedKind {
-    /// The name used in experiment files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::FpBufferingAt => "fp_buffering_at",
-            Self::Difference => "difference",
-        }
-    }
-
-    /// The `algorithm` column of the derived rows.
-    pub fn algorithm(self) -> &'static str {
-        match self {
-            Self::FpBufferingAt => "fp_buffering",
-            Self::Difference => "difference",
-        }
-    }
-}
-
-/// Checks that every derived series names existing series and a fresh label.
-pub fn validate(file: &Path, specs: &[DerivedSpec], labels: &[String]) -> Result<(), ConfigError> {
-    let mut known: Vec<&str> = labels.iter().map(String::as_str).collect();
-    for d in specs {
-        for (key, input) in [("a", &d.a), ("b", &d.b)] {
-            if !known.contains(&input.as_str()) {
-                return Err(ConfigError::new(
-                    file,
-                    None,
-                    Some(&format!("derived.{key}")),
-                    format!(
-                        "[[derived]] `{}`: no series labelled `{input}` (known: {})",
-                        d.label,
-                        known.join(", ")
-                    ),
-                ));
-            }
-        }
-        if known.contains(&d.label.as_str()) {
-            return Err(ConfigError::new(
-                file,
-                None,
-                Some("derived.label"),
-                format!("[[derived]] label `{}` is already used", d.label),
-            ));
-        }
-        known.push(&d.label);
-    }
-    Ok(())
-}
 
 type Key = (String, u64, u64, u64);
 
@@ -137,13 +62,9 @@ pub fn compute(specs: &[DerivedSpec], rows: &[RawRow], cells: usize) -> Vec<RawR
             r.label = d.label.clone();
             r.algorithm = d.kind.algorithm().to_string();
             r.cell = cells * (di + 1) + rb.cell % cells.max(1);
-            r.params = format!(
-                "derived={};a={};b={};{}",
-                d.kind.as_str(),
-                d.a,
-                d.b,
-                rb.params
-            );
+            r.params = rb
+                .params
+                .prepend(&[("derived", d.kind.as_str()), ("a", &d.a), ("b", &d.b)]);
             match d.kind {
                 DerivedKind::FpBufferingAt => {
                     let q = rb.fpr.unwrap_or(0.0);
@@ -159,7 +80,7 @@ pub fn compute(specs: &[DerivedSpec], rows: &[RawRow], cells: usize) -> Vec<RawR
                     r.occupancy = ra.occupancy;
                     r.occupancy_kind = ra.occupancy_kind.clone();
                     r.memory_bits_used = ra.memory_bits_used;
-                    r.k = ra.k.clone();
+                    r.k = ra.k;
                 }
                 DerivedKind::Difference => {
                     r.fpr = ra.fpr.zip(rb.fpr).map(|(x, y)| x - y);
@@ -177,47 +98,10 @@ pub fn compute(specs: &[DerivedSpec], rows: &[RawRow], cells: usize) -> Vec<RawR
     out
 }
 
-/// A measured-looking row for unit tests.
-#[cfg(test)]
-pub fn tests_row() -> RawRow {
-    tests::row("SBF", 0, 0.1, 0.2)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    pub fn row(label: &str, cell: usize, fpr: f64, fnr: f64) -> RawRow {
-        RawRow {
-            experiment: "t".into(),
-            cell,
-            algorithm: label.to_lowercase(),
-            label: label.into(),
-            params: "fps=0.1".into(),
-            k: "2".into(),
-            memory: "1KB".into(),
-            memory_nominal_bits: 8192,
-            memory_bits_budget: 8192,
-            memory_bits_used: 8192,
-            scale: 1,
-            stream: "uniform".into(),
-            n_nominal: 1000,
-            n: 1000,
-            distinct_target: None,
-            seed: 1,
-            position: 1000,
-            tp: 0,
-            fp: 0,
-            tn: 0,
-            fn_: 0,
-            unseen: 600,
-            duplicates: 400,
-            fpr: Some(fpr),
-            fnr: Some(fnr),
-            occupancy_kind: "load".into(),
-            occupancy: 0.5,
-        }
-    }
+    use crate::record::rows::test_row as row;
 
     #[test]
     fn fp_buffering_at_and_difference() {
@@ -248,26 +132,10 @@ mod tests {
         assert!((d[1].fnr.unwrap() - (0.46 - 0.3)).abs() < 1e-12);
         assert!(d[1].fpr.unwrap().abs() < 1e-15);
         assert_ne!(d[0].cell, d[1].cell);
-        assert!(d[0].params.contains("fps=0.1"));
-    }
-
-    #[test]
-    fn validation_names_unknown_series() {
-        let labels = vec!["SBF".to_string()];
-        let bad = vec![DerivedSpec {
-            label: "x".into(),
-            kind: DerivedKind::Difference,
-            a: "SBF".into(),
-            b: "nope".into(),
-        }];
-        let e = validate(Path::new("f.toml"), &bad, &labels).unwrap_err();
-        assert!(e.to_string().contains("nope"), "{e}");
-        let dup = vec![DerivedSpec {
-            label: "SBF".into(),
-            kind: DerivedKind::Difference,
-            a: "SBF".into(),
-            b: "SBF".into(),
-        }];
-        assert!(validate(Path::new("f.toml"), &dup, &labels).is_err());
+        assert_eq!(
+            d[0].params.to_string(),
+            "derived=fp_buffering_at;a=Buffering;b=SBF;fps=0.1"
+        );
+        assert_eq!(d[1].params.get("derived"), Some("difference"));
     }
 }

@@ -1,7 +1,7 @@
 //! Progress: an indicatif bar overall and one per running cell when stderr is a terminal;
 //! plain one-line messages otherwise, so CI logs stay readable.
 
-use crate::exec::CellTiming;
+use crate::record::CellTiming;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 

@@ -29,10 +29,11 @@
 //! overlay draws the prediction beside the measured FN rate (mean over seeds, with the 95 %
 //! interval when there are several).
 
-use crate::output::{RawRow, atomic_write, csv_bytes, read_rows};
-use crate::plot::{Panel, Series, render};
-use crate::plot_extra::param_value;
-use crate::table::mean_ci;
+use crate::plan::units::format_bits;
+use crate::record::{RawRow, read_rows, write_csv};
+use crate::report::charts::param::param_value;
+use crate::report::charts::{Panel, Series, render};
+use crate::report::stats::mean_ci;
 use anyhow::{Context, Result, bail};
 use dupstream_filters::theory::{FnSetting, fn_rate, optimal_k_for_fn, pr0_after_gap};
 use std::collections::BTreeMap;
@@ -49,20 +50,6 @@ pub enum Figure {
     All,
 }
 
-#[derive(Debug, clap::Args)]
-pub struct TheoryArgs {
-    /// Which figure.
-    #[arg(value_enum)]
-    pub figure: Figure,
-    /// Output directory.
-    #[arg(long, value_name = "DIR", default_value = "results/theory")]
-    pub out: PathBuf,
-    /// A results directory of the figure's simulation to overlay (`dupstream run
-    /// experiments/deng/fig1-sim.toml` or `fig2-sim.toml`).
-    #[arg(long, value_name = "RESULTS_DIR")]
-    pub sim: Option<PathBuf>,
-}
-
 /// One point of a theory chart, as written to CSV.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Point {
@@ -75,38 +62,27 @@ pub struct Point {
     pub source: String,
 }
 
-pub fn run(args: TheoryArgs) -> Result<()> {
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
-    let figures: &[Figure] = match args.figure {
-        Figure::All => &[Figure::DengFig1, Figure::DengFig2],
-        Figure::DengFig1 => &[Figure::DengFig1],
-        Figure::DengFig2 => &[Figure::DengFig2],
+/// The points of an analytic figure (`DengFig1` or `DengFig2`), with the simulation overlay
+/// when `sim` (the rows of the figure's simulation run) is given. Returns the figure's name.
+pub fn figure(f: Figure, sim: Option<&[RawRow]>) -> Result<(&'static str, Vec<Point>)> {
+    let (name, mut points) = match f {
+        Figure::DengFig1 => ("deng-fig1", fig1()),
+        Figure::DengFig2 => ("deng-fig2", fig2()),
+        Figure::All => bail!("`all` is several figures"),
     };
-    let sim = match &args.sim {
-        Some(dir) => Some(
-            read_rows::<RawRow>(&dir.join("raw.csv"))
-                .with_context(|| format!("reading the simulation in {}", dir.display()))?,
-        ),
-        None => None,
-    };
-    for &f in figures {
-        let (name, mut points) = match f {
-            Figure::DengFig1 => ("deng-fig1", fig1()),
-            Figure::DengFig2 => ("deng-fig2", fig2()),
-            Figure::All => unreachable!(),
-        };
-        if let Some(rows) = &sim {
-            points.extend(match f {
-                Figure::DengFig1 => overlay_fig1(rows)?,
-                _ => overlay_fig2(rows)?,
-            });
-        }
-        for p in write(&args.out, name, &points)? {
-            println!("{}", p.display());
-        }
+    if let Some(rows) = sim {
+        points.extend(match f {
+            Figure::DengFig1 => overlay_fig1(rows)?,
+            _ => overlay_fig2(rows)?,
+        });
     }
-    Ok(())
+    Ok((name, points))
+}
+
+/// The simulation rows of a results directory, for the overlay.
+pub fn simulation(dir: &Path) -> Result<Vec<RawRow>> {
+    read_rows::<RawRow>(&dir.join("raw.csv"))
+        .with_context(|| format!("reading the simulation in {}", dir.display()))
 }
 
 /// The settings of Fig. 1's first panel: `Max = 1`, `FPS = 0.1`, several `m` and `δ`.
@@ -350,15 +326,11 @@ pub fn fn_rate_finite_universe(
 /// The SBF rows at their last checkpoint, with `(m, K, P, Max, U, n)` (U from the stream's
 /// nominal universe divided by the run's scale).
 fn sbf_finals(rows: &[RawRow]) -> Result<Vec<(&RawRow, [u64; 6])>> {
-    let mut last: BTreeMap<usize, &RawRow> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.algorithm == "sbf") {
-        let e = last.entry(r.cell).or_insert(r);
-        if r.position >= e.position {
-            *e = r;
-        }
-    }
     let mut out = Vec::new();
-    for r in last.into_values() {
+    for r in RawRow::finals(rows)
+        .into_iter()
+        .filter(|r| r.algorithm == "sbf")
+    {
         let get = |p: &str| {
             param_value(r, p).with_context(|| {
                 format!(
@@ -480,7 +452,7 @@ fn overlay_fig2(rows: &[RawRow]) -> Result<Vec<Point>> {
     let mut out = Vec::new();
     for ((mem, u), (measured, predicted)) in by_x {
         let x = (u as f64).log10();
-        let mem = crate::units::format_bits(mem);
+        let mem = format_bits(mem);
         out.push(mean_point(
             "deng-fig2",
             panel,
@@ -502,9 +474,9 @@ fn overlay_fig2(rows: &[RawRow]) -> Result<Vec<Point>> {
 }
 
 /// Writes `<name>.csv` and the chart (one panel per `panel` value).
-fn write(dir: &Path, name: &str, points: &[Point]) -> Result<Vec<PathBuf>> {
+pub fn write(dir: &Path, name: &str, points: &[Point]) -> Result<Vec<PathBuf>> {
     let csv = dir.join(format!("{name}.csv"));
-    atomic_write(&csv, &csv_bytes(points)?)?;
+    write_csv(&csv, points)?;
     type PanelSeries<'a> = Vec<(String, Vec<&'a Point>)>;
     let mut panels: Vec<(String, PanelSeries)> = Vec::new();
     for p in points {
