@@ -2,6 +2,7 @@
 
 mod util;
 
+mod adversarial;
 mod catalogue;
 mod cli;
 mod golden;

@@ -14,6 +14,7 @@ mod theory;
 mod timing;
 
 use crate::plan::{ConfigError, Registry};
+use crate::record::Locked;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -104,6 +105,10 @@ pub fn main_with(registry: &Registry) -> ExitCode {
         Err(e) => {
             if let Some(cfg) = e.downcast_ref::<ConfigError>() {
                 eprintln!("error: {cfg}");
+                return ExitCode::from(2);
+            }
+            if let Some(locked) = e.downcast_ref::<Locked>() {
+                eprintln!("error: {locked}");
                 return ExitCode::from(2);
             }
             eprintln!("error: {e:#}");

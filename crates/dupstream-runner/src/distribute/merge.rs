@@ -11,7 +11,7 @@ use super::pipeline::{Executed, Inputs, Session};
 use crate::plan::{Experiment, Registry};
 use crate::record::probe::unix_now;
 use crate::record::{
-    Identity, Manifest, ManifestStream, Outcome, ResultsDir, StreamRow, write_json,
+    CellState, Identity, Manifest, ManifestStream, Outcome, ResultsDir, StreamRow, write_json,
 };
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
@@ -51,8 +51,15 @@ pub fn merge(args: &[PathBuf], out: &Path, quiet: bool, registry: &Registry) -> 
     let session = Session::new(exp, first.experiment_sha.clone(), id, threads);
     let first_part = ResultsDir::existing(&first_path);
     let outcome = || combined(&records, &ran);
-    let manifest = session.finish(&dir, &ran, Inputs::CopyFrom(&first_part), outcome, !quiet)?;
-    write_json(&dir.join("shards.json"), &shards_json(&manifest, &by_shard))?;
+    let shards = |m: &Manifest| write_json(&dir.join("shards.json"), &shards_json(m, &by_shard));
+    session.finish(
+        &dir,
+        &ran,
+        Inputs::CopyFrom(&first_part),
+        outcome,
+        shards,
+        !quiet,
+    )?;
     eprintln!(
         "dupstream: merged {n} shard(s) of {} into {}",
         session.exp.name,
@@ -225,18 +232,18 @@ fn check_cells(exp: &Experiment, by_shard: &BTreeMap<usize, Part>, n: usize) -> 
             );
         }
         let part = ResultsDir::existing(p);
-        let absent: Vec<usize> = r
-            .cells
-            .iter()
-            .copied()
-            .filter(|&c| !part.has_cell(c))
-            .collect();
-        if !absent.is_empty() {
-            bail!(
-                "{}: cell file(s) missing for cell(s) {:?} of shard {i}/{n}",
-                p.display(),
-                absent
-            );
+        for &c in &r.cells {
+            match part.cell_state(c, &r.experiment_sha, r.scale) {
+                CellState::Done(_) => {}
+                CellState::Absent => bail!(
+                    "{}: cell {c} of shard {i}/{n} is missing; rerun the shard with --resume",
+                    p.display()
+                ),
+                CellState::Bad(why) => bail!(
+                    "{}: cell {c} of shard {i}/{n} cannot be trusted: {why}; refusing to merge (rerun the shard with --resume)",
+                    p.display()
+                ),
+            }
         }
     }
     Ok(())

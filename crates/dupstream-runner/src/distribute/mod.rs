@@ -56,13 +56,14 @@ pub fn run(opts: &RunOptions, registry: &Registry) -> Result<()> {
     let path = opts.out.clone().unwrap_or_else(|| {
         ResultsDir::default_path(&opts.results_root, exp, &session.digest, purpose)
     });
+    // The lock comes first: nothing in the directory is read before it is held.
+    let dir = ResultsDir::open(&path, &session.digest)?;
     if ResultsDir::has_finished_run(&path) && !opts.resume {
         bail!(
             "{} already holds a finished run; choose another --out",
             path.display()
         );
     }
-    let dir = ResultsDir::open(&path, &session.digest)?;
     let time = if cost::has_unknown_len(exp) {
         format!(
             "~{:.0} s (a replay's length is unknown: counted as {} elements)",
@@ -84,7 +85,7 @@ pub fn run(opts: &RunOptions, registry: &Registry) -> Result<()> {
     eprintln!("dupstream: writing to {}", path.display());
     let ran = session.execute(exp, &dir, opts.quiet)?;
     let outcome = || session.outcome(estimate, &ran);
-    session.finish(&dir, &ran, Inputs::Write, outcome, true)?;
+    session.finish(&dir, &ran, Inputs::Write, outcome, |_| Ok(()), true)?;
     eprintln!("dupstream: results in {}", path.display());
     Ok(())
 }

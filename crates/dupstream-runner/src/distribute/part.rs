@@ -8,7 +8,7 @@ use super::assign::assign;
 use super::pipeline::{Session, gib};
 use crate::plan::cost::cells_secs;
 use crate::record::probe::{Machine, hostname, peak_rss, slurm_job};
-use crate::record::{CellTiming, Purpose, ResultsDir, read_json, write_json};
+use crate::record::{CellState, CellTiming, Purpose, ResultsDir, read_json, write_json};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -94,11 +94,11 @@ pub fn run(session: &Session, args: &PartArgs) -> Result<()> {
     let path = args.out.clone().unwrap_or_else(|| {
         ResultsDir::default_path(&args.results_root, exp, &session.digest, purpose)
     });
-    ResultsDir::check(&path, &session.digest)?;
-    if already_finished(session, &path, shard, mine, args.resume)? {
+    // The lock comes first: nothing in the directory is read before it is held.
+    let dir = ResultsDir::open(&path, &session.digest)?;
+    if already_finished(session, &dir, shard, mine, args.resume)? {
         return Ok(());
     }
-    let dir = ResultsDir::open(&path, &session.digest)?;
     let streams: BTreeSet<usize> = sub.cells.iter().map(|c| c.stream).collect();
     let est_secs = cells_secs(exp, mine);
     eprintln!(
@@ -163,11 +163,12 @@ pub fn run(session: &Session, args: &PartArgs) -> Result<()> {
 /// part is kept only under `--resume`; a stale one is reopened.
 fn already_finished(
     session: &Session,
-    path: &Path,
+    dir: &ResultsDir,
     shard: ShardSpec,
     mine: &[usize],
     resume: bool,
 ) -> Result<bool> {
+    let path = dir.path();
     if !path.join(SHARD_FILE).exists() {
         return Ok(false);
     }
@@ -177,13 +178,17 @@ fn already_finished(
             path.display()
         );
     }
-    let dir = ResultsDir::existing(path);
     if let Ok(rec) = read_record(path) {
         if rec.experiment_sha == session.digest
             && rec.shards == shard.count
             && rec.shard == shard.index
             && rec.cells == mine
-            && mine.iter().all(|&c| dir.cell_files(c).0.is_file())
+            && mine.iter().all(|&c| {
+                matches!(
+                    dir.cell_state(c, &session.digest, session.exp.scale),
+                    CellState::Done(_)
+                )
+            })
         {
             eprintln!(
                 "dupstream: shard {shard} of {} is already finished in {}",

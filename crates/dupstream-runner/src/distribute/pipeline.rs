@@ -110,15 +110,18 @@ impl Session {
     }
 
     /// Finishes a results directory whose every cell is done: `raw.csv`, `derived.csv`,
-    /// `streams.csv`, `run.toml` and the paper values, the table and charts, and last the
-    /// manifest (`outcome` is called then, so its wall time covers the whole run). With
-    /// `print`, prints the table (stdout) and a summary (stderr); returns the manifest.
+    /// `streams.csv`, `run.toml` and the paper values, the table and charts, the manifest
+    /// (`outcome` is called then, so its wall time covers the whole run), the files `extra`
+    /// writes from the manifest, and last the commit record ([`ResultsDir::commit`]), which
+    /// makes the run finished. With `print`, then prints the table (stdout) and a summary
+    /// (stderr); returns the manifest.
     pub fn finish(
         &self,
         dir: &ResultsDir,
         ran: &Executed,
         inputs: Inputs<'_>,
         outcome: impl FnOnce() -> Outcome,
+        extra: impl FnOnce(&Manifest) -> Result<()>,
         print: bool,
     ) -> Result<Manifest> {
         let exp = &self.exp;
@@ -132,6 +135,8 @@ impl Session {
         let md = report::write(exp, dir, &rows)?;
         let manifest = Manifest::new(exp, &self.id, outcome());
         dir.write_manifest(&manifest)?;
+        extra(&manifest)?;
+        dir.commit(exp)?;
         if print {
             println!("{md}");
             summary(&manifest);

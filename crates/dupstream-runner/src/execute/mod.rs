@@ -9,11 +9,12 @@ pub mod truth;
 pub use progress::Progress;
 
 use crate::plan::{Cell, Experiment};
-use crate::record::{CellTiming, ResultsDir, StreamRow};
-use anyhow::Result;
+use crate::record::{CellState, CellTiming, ResultsDir, StreamRow};
+use anyhow::{Context, Result};
 use std::sync::Mutex;
 
-/// Runs every cell of `exp` not yet finished in `dir`, stream by stream. Returns per-cell
+/// Runs every cell of `exp` not yet finished in `dir`, stream by stream; a cell whose files
+/// fail their check ([`ResultsDir::cell_state`]) is recomputed, with a note. Returns per-cell
 /// timings (finished ones read back, in cell order) and the ground-truth statistics of each
 /// stream that has cells.
 pub fn run_all(
@@ -25,6 +26,9 @@ pub fn run_all(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
+    let digest = dir
+        .digest()
+        .context("a results directory opened for writing")?;
     let mut timings = Vec::new();
     let mut stream_rows = Vec::new();
     for si in 0..exp.streams.len() {
@@ -35,13 +39,21 @@ pub fn run_all(
         }
         let mut todo: Vec<&Cell> = Vec::new();
         for cell in cells {
-            match dir.finished_cell(cell.index) {
-                Some(mut t) => {
+            match dir.cell_state(cell.index, digest, exp.scale) {
+                CellState::Done(mut t) => {
                     t.resumed = true;
                     progress.inc(t.elements);
                     timings.push(t);
                 }
-                None => todo.push(cell),
+                CellState::Absent => todo.push(cell),
+                CellState::Bad(why) => {
+                    eprintln!(
+                        "dupstream: {}: cell {} cannot be trusted ({why}); recomputing it",
+                        dir.path().display(),
+                        cell.index
+                    );
+                    todo.push(cell);
+                }
             }
         }
         // Ground truth is needed for stream statistics even when every cell is done; it is

@@ -1,18 +1,38 @@
 //! Writing and reading result files. Every file is written to a temporary name in the same
-//! directory and renamed into place, so an interruption never leaves a truncated file behind.
+//! directory, synced to disk and renamed into place, so an interruption (or a power loss)
+//! never leaves a truncated file behind under the final name.
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
+use std::io::Write;
 use std::path::Path;
 
-/// Writes `bytes` to `path` atomically (temporary file in the same directory, then rename).
+/// Writes `bytes` to `path` atomically (temporary file in the same directory, synced, then
+/// renamed). A failed write removes its temporary file.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
     let tmp = dir.join(format!(".{name}.{}.partial", std::process::id()));
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    let written = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("writing {}", tmp.display()));
+    }
     std::fs::rename(&tmp, path)
         .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+    Ok(())
+}
+
+/// Syncs a directory, so that the renames into it are on disk.
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    #[cfg(unix)]
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .with_context(|| format!("syncing {}", dir.display()))?;
     Ok(())
 }
 
@@ -50,6 +70,16 @@ pub fn read_rows<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
         out.push(
             row.with_context(|| format!("{}: line {}: malformed row", path.display(), i + 2))?,
         );
+    }
+    Ok(out)
+}
+
+/// Parses rows from CSV bytes (with a header); an error names the 1-based line.
+pub fn rows_from<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<Vec<T>> {
+    let mut r = csv::Reader::from_reader(bytes);
+    let mut out = Vec::new();
+    for (i, row) in r.deserialize().enumerate() {
+        out.push(row.with_context(|| format!("line {}: malformed row", i + 2))?);
     }
     Ok(out)
 }

@@ -5,14 +5,21 @@
 //! file of a results directory. [`probe`] reads the git revision, the host and the machine.
 
 pub mod files;
+pub mod lock;
 pub mod manifest;
 pub mod params;
 pub mod probe;
 pub mod results_dir;
 pub mod rows;
 
-pub use files::{atomic_write, csv_bytes, read_json, read_rows, write_csv, write_json};
+pub use files::{
+    atomic_write, csv_bytes, read_json, read_rows, rows_from, sync_dir, write_csv, write_json,
+};
+pub use lock::{DirLock, Locked};
 pub use manifest::{Identity, Manifest, ManifestStream, Outcome};
 pub use params::Params;
-pub use results_dir::{PAPER_VALUES, Purpose, ResultsDir, digest, run_toml};
+pub use results_dir::{
+    COMMIT_FILE, CellRecord, CellState, CommitRecord, PAPER_VALUES, Purpose, ResultsDir, checksum,
+    digest, run_toml,
+};
 pub use rows::{CellTiming, RawRow, StreamRow};

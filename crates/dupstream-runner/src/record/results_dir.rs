@@ -12,11 +12,17 @@
 //!   `derived.csv`, `streams.csv`, `run.toml`, `paper-values.csv`, `manifest.json`.
 
 use crate::plan::Experiment;
-use crate::record::files::{atomic_write, csv_bytes, read_rows, write_csv, write_json};
+use crate::record::files::{
+    atomic_write, csv_bytes, read_json, read_rows, sync_dir, write_csv, write_json,
+};
+use crate::record::lock::DirLock;
 use crate::record::probe::{git_revision, today};
 use crate::record::{CellTiming, Manifest, RawRow, StreamRow};
 use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use xxhash_rust::xxh3::xxh3_64;
 
 /// The name of the copy of the paper's values in a results directory.
 pub const PAPER_VALUES: &str = "paper-values.csv";
@@ -38,6 +44,70 @@ pub enum Purpose {
 #[derive(Debug, Clone)]
 pub struct ResultsDir {
     path: PathBuf,
+    /// The experiment digest the directory holds (when opened for writing).
+    digest: Option<String>,
+    /// The directory's lock, held as long as any clone of this value lives.
+    _lock: Option<Arc<DirLock>>,
+}
+
+/// What a cell's files say about it (see [`ResultsDir::cell_state`]).
+#[derive(Debug, Clone)]
+pub enum CellState {
+    /// Neither file is there: the cell was never finished.
+    Absent,
+    /// Both files are there and agree with each other and with the experiment.
+    Done(CellTiming),
+    /// Something is there but cannot be trusted: why.
+    Bad(String),
+}
+
+/// A cell's record (`cells/cell-NNNNN.json`), written after its rows: what produced the rows
+/// and how to check them. Its presence marks the cell done.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CellRecord {
+    /// [`digest`] of the experiment (file and scale) that produced the rows.
+    pub digest: String,
+    pub scale: u64,
+    pub cell: usize,
+    /// Data rows in the rows file (header excluded).
+    pub rows: usize,
+    /// [`checksum`] of the rows file's bytes.
+    pub checksum: String,
+    pub timing: CellTiming,
+}
+
+/// The commit record (`commit.json`), written last and atomically: every cell and every
+/// output file with its checksum. Its presence marks the run finished.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CommitRecord {
+    pub digest: String,
+    pub scale: u64,
+    pub cells: Vec<CommittedCell>,
+    pub files: Vec<CommittedFile>,
+}
+
+/// A cell as committed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CommittedCell {
+    pub cell: usize,
+    pub rows: usize,
+    pub checksum: String,
+}
+
+/// An output file as committed (path relative to the directory).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CommittedFile {
+    pub path: String,
+    pub bytes: u64,
+    pub checksum: String,
+}
+
+/// The name of the commit record.
+pub const COMMIT_FILE: &str = "commit.json";
+
+/// The checksum of a file's bytes: XXH3-64, as 16 hex digits.
+pub fn checksum(bytes: &[u8]) -> String {
+    format!("{:016x}", xxh3_64(bytes))
 }
 
 impl ResultsDir {
@@ -69,7 +139,7 @@ impl ResultsDir {
             !p.exists()
                 || purpose == Purpose::Slurm
                     && holds_digest(p, digest)
-                    && !p.join("raw.csv").exists()
+                    && !ResultsDir::has_finished_run(p)
         };
         std::iter::once(base.join(&name))
             .chain((2..).map(|i| base.join(format!("{name}-{i}"))))
@@ -77,14 +147,20 @@ impl ResultsDir {
             .expect("some free name")
     }
 
-    /// Opens `path` for results of the experiment with `digest`, creating it and recording the
-    /// digest; refuses a directory that holds results of another experiment or scale.
+    /// Opens `path` for results of the experiment with `digest`: takes the directory's
+    /// exclusive lock first (a directory another process holds is refused, see
+    /// [`Locked`](crate::record::lock::Locked)), then refuses a directory that holds results
+    /// of another experiment or scale, removes temporary files an earlier interruption left,
+    /// and records the digest. The lock is held while the returned value (or a clone) lives.
     pub fn open(path: &Path, digest: &str) -> Result<Self> {
+        let lock = DirLock::acquire(path)?;
         Self::check(path, digest)?;
-        std::fs::create_dir_all(path).with_context(|| format!("creating {}", path.display()))?;
+        remove_partials(path)?;
         atomic_write(&path.join(".digest"), digest.as_bytes())?;
         Ok(Self {
             path: path.to_path_buf(),
+            digest: Some(digest.to_string()),
+            _lock: Some(Arc::new(lock)),
         })
     }
 
@@ -104,6 +180,8 @@ impl ResultsDir {
     pub fn existing(path: &Path) -> Self {
         Self {
             path: path.to_path_buf(),
+            digest: None,
+            _lock: None,
         }
     }
 
@@ -111,17 +189,23 @@ impl ResultsDir {
         &self.path
     }
 
+    /// The experiment digest, when opened for writing.
+    pub fn digest(&self) -> Option<&str> {
+        self.digest.as_deref()
+    }
+
     /// A file of the directory.
     pub fn join(&self, name: &str) -> PathBuf {
         self.path.join(name)
     }
 
-    /// Whether the directory holds a finished run (`raw.csv`).
+    /// Whether the directory holds a finished run: its commit record is there and readable.
+    /// A run interrupted anywhere before the commit record was written is unfinished.
     pub fn has_finished_run(path: &Path) -> bool {
-        path.join("raw.csv").exists()
+        read_json::<CommitRecord>(&path.join(COMMIT_FILE)).is_ok()
     }
 
-    /// The rows (`.csv`) and timing (`.json`) files of a cell.
+    /// The rows (`.csv`) and record (`.json`) files of a cell.
     pub fn cell_files(&self, cell: usize) -> (PathBuf, PathBuf) {
         let cells = self.path.join("cells");
         (
@@ -130,30 +214,50 @@ impl ResultsDir {
         )
     }
 
-    /// Whether both files of a cell are present.
-    pub fn has_cell(&self, cell: usize) -> bool {
-        let (csv, json) = self.cell_files(cell);
-        csv.is_file() && json.is_file()
-    }
-
-    /// Writes a finished cell: its timing first, then its rows (whose presence marks it done).
+    /// Writes a finished cell: its rows first, then its record (whose presence marks it
+    /// done), each atomically.
     pub fn write_cell(&self, cell: usize, rows: &[RawRow], timing: &CellTiming) -> Result<()> {
         let (csv_path, json_path) = self.cell_files(cell);
         std::fs::create_dir_all(csv_path.parent().expect("cells dir"))?;
-        write_json(&json_path, timing)?;
-        atomic_write(&csv_path, &csv_bytes(rows)?)
+        let bytes = csv_bytes(rows)?;
+        let record = CellRecord {
+            digest: self
+                .digest
+                .clone()
+                .context("a directory opened for writing")?,
+            scale: rows.first().map_or(0, |r| r.scale),
+            cell,
+            rows: rows.len(),
+            checksum: checksum(&bytes),
+            timing: timing.clone(),
+        };
+        atomic_write(&csv_path, &bytes)?;
+        write_json(&json_path, &record)
     }
 
-    /// The timing of a cell already finished here, if it is.
-    pub fn finished_cell(&self, cell: usize) -> Option<CellTiming> {
+    /// What a cell's files say, checked against the experiment (`digest`, `scale`): the
+    /// record must be the cell's and the experiment's, and the rows must match its row count
+    /// and checksum and be the cell's own rows at this scale.
+    pub fn cell_state(&self, cell: usize, digest: &str, scale: u64) -> CellState {
         let (csv_path, json_path) = self.cell_files(cell);
-        if !csv_path.is_file() {
-            return None;
+        match (csv_path.is_file(), json_path.is_file()) {
+            (false, false) => return CellState::Absent,
+            (true, false) => return CellState::Bad("rows without a record (interrupted)".into()),
+            (false, true) => return CellState::Bad("record without its rows file".into()),
+            (true, true) => {}
         }
-        serde_json::from_slice(&std::fs::read(json_path).ok()?).ok()
+        match verify_cell(&csv_path, &json_path, cell, digest, scale) {
+            Ok(timing) => CellState::Done(timing),
+            Err(why) => CellState::Bad(why),
+        }
     }
 
-    /// Copies a cell's files from another directory (a shard part).
+    /// The cell's record, when it reads.
+    pub fn cell_record(&self, cell: usize) -> Result<CellRecord> {
+        read_json(&self.cell_files(cell).1)
+    }
+
+    /// Copies a cell's files from another directory (a shard part), rows first.
     pub fn copy_cell_from(&self, other: &ResultsDir, cell: usize) -> Result<()> {
         let (from_csv, from_json) = other.cell_files(cell);
         let (to_csv, to_json) = self.cell_files(cell);
@@ -164,6 +268,35 @@ impl ResultsDir {
             atomic_write(&to, &bytes)?;
         }
         Ok(())
+    }
+
+    /// Writes the commit record, last: every cell of `exp` (from its record) and every file
+    /// of the directory outside `cells/` with its checksum; written to a temporary file,
+    /// synced, renamed into place and the directory synced, so it is either whole or absent.
+    pub fn commit(&self, exp: &Experiment) -> Result<()> {
+        let digest = self
+            .digest
+            .clone()
+            .context("a directory opened for writing")?;
+        let mut cells = Vec::with_capacity(exp.cells.len());
+        for c in &exp.cells {
+            let r = self.cell_record(c.index)?;
+            cells.push(CommittedCell {
+                cell: c.index,
+                rows: r.rows,
+                checksum: r.checksum,
+            });
+        }
+        let mut files = Vec::new();
+        collect_files(&self.path, &self.path, &mut files)?;
+        let record = CommitRecord {
+            digest,
+            scale: exp.scale,
+            cells,
+            files,
+        };
+        write_json(&self.join(COMMIT_FILE), &record)?;
+        sync_dir(&self.path)
     }
 
     /// Concatenates every cell's rows, in cell order, into `raw.csv`; returns the rows.
@@ -271,18 +404,108 @@ pub fn run_toml(exp: &Experiment, reference_name: Option<&str>) -> Result<String
     ))
 }
 
-/// A short, stable digest of the experiment as run (FNV-1a 64 of its `run.toml`), to tie
+/// A short, stable digest of the experiment as run ([`checksum`] of its `run.toml`), to tie
 /// results to their input: equal for the same file at the same scale.
 pub fn digest(exp: &Experiment) -> Result<String> {
-    Ok(fnv1a(&run_toml(exp, None)?))
+    Ok(checksum(run_toml(exp, None)?.as_bytes()))
 }
 
-fn fnv1a(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+/// Checks a cell's rows against its record; returns its timing or why it cannot be trusted.
+fn verify_cell(
+    csv_path: &Path,
+    json_path: &Path,
+    cell: usize,
+    digest: &str,
+    scale: u64,
+) -> std::result::Result<CellTiming, String> {
+    let record: CellRecord =
+        read_json(json_path).map_err(|_| "its record is unreadable".to_string())?;
+    if record.digest != digest {
+        return Err(format!(
+            "written by another experiment or scale (digest {}, this run {digest})",
+            record.digest
+        ));
     }
-    format!("{h:016x}")
+    if record.cell != cell || record.timing.cell != cell {
+        return Err(format!("its record is of cell {}", record.cell));
+    }
+    if record.scale != scale {
+        return Err(format!(
+            "written at scale {}, this run is at {scale}",
+            record.scale
+        ));
+    }
+    let bytes = std::fs::read(csv_path).map_err(|e| format!("rows unreadable: {e}"))?;
+    if checksum(&bytes) != record.checksum {
+        return Err("its rows do not match their checksum (edited, truncated or replaced)".into());
+    }
+    let rows: Vec<RawRow> =
+        crate::record::files::rows_from(&bytes).map_err(|e| format!("rows malformed: {e}"))?;
+    if rows.is_empty() || rows.len() != record.rows {
+        return Err(format!(
+            "{} rows, its record says {}",
+            rows.len(),
+            record.rows
+        ));
+    }
+    if let Some(r) = rows.iter().find(|r| r.cell != cell || r.scale != scale) {
+        return Err(format!(
+            "holds a row of cell {} at scale {}",
+            r.cell, r.scale
+        ));
+    }
+    Ok(record.timing)
+}
+
+/// Removes temporary files (`*.partial`) an interrupted writer left in `dir` and `dir/cells`.
+fn remove_partials(dir: &Path) -> Result<()> {
+    for d in [dir.to_path_buf(), dir.join("cells")] {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "partial") && p.is_file() {
+                std::fs::remove_file(&p).with_context(|| format!("removing {}", p.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every regular file under `dir` except the lock, the commit record, temporary files and
+/// the `cells/` and `shards/`/`slurm/` subdirectories, sorted by path, with checksums.
+fn collect_files(root: &Path, dir: &Path, out: &mut Vec<CommittedFile>) -> Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if p.is_dir() {
+            if dir == root && matches!(name, "cells" | "shards" | "slurm") {
+                continue;
+            }
+            collect_files(root, &p, out)?;
+        } else if p.is_file()
+            && name != crate::record::lock::LOCK_FILE
+            && name != COMMIT_FILE
+            && !name.ends_with(".partial")
+        {
+            let bytes = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
+            out.push(CommittedFile {
+                path: p
+                    .strip_prefix(root)
+                    .unwrap_or(&p)
+                    .to_string_lossy()
+                    .into_owned(),
+                bytes: bytes.len() as u64,
+                checksum: checksum(&bytes),
+            });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -341,10 +564,11 @@ mod tests {
     }
 
     #[test]
-    fn cells_are_done_when_their_rows_are_written() {
+    fn cells_are_done_when_their_record_is_written_and_checks() {
         let e = exp(1);
-        let dir = ResultsDir::open(&scratch("cells"), &digest(&e).unwrap()).unwrap();
-        assert!(dir.finished_cell(0).is_none());
+        let d = digest(&e).unwrap();
+        let dir = ResultsDir::open(&scratch("cells"), &d).unwrap();
+        assert!(matches!(dir.cell_state(0, &d, 1), CellState::Absent));
         let t = CellTiming {
             cell: 0,
             label: "exact".into(),
@@ -355,10 +579,52 @@ mod tests {
         };
         let row = crate::record::rows::test_row("exact", 0, 0.0, 0.0);
         dir.write_cell(0, std::slice::from_ref(&row), &t).unwrap();
-        assert!(dir.has_cell(0));
-        assert_eq!(dir.finished_cell(0).unwrap().elements, 10);
+        match dir.cell_state(0, &d, 1) {
+            CellState::Done(t) => assert_eq!(t.elements, 10),
+            other => panic!("{other:?}"),
+        }
+        // Another experiment's digest, another scale: not this run's cell.
+        assert!(matches!(
+            dir.cell_state(0, "0123456789abcdef", 1),
+            CellState::Bad(_)
+        ));
+        assert!(matches!(dir.cell_state(0, &d, 2), CellState::Bad(_)));
+        assert!(!ResultsDir::has_finished_run(dir.path()));
         assert_eq!(dir.write_raw(&e).unwrap(), vec![row]);
+        assert!(
+            !ResultsDir::has_finished_run(dir.path()),
+            "raw.csv alone does not finish a run"
+        );
+        dir.commit(&e).unwrap();
         assert!(ResultsDir::has_finished_run(dir.path()));
+        let c: CommitRecord = read_json(&dir.join(COMMIT_FILE)).unwrap();
+        assert_eq!(c.cells.len(), 1);
+        assert!(c.files.iter().any(|f| f.path == "raw.csv"), "{c:?}");
+        assert!(
+            !c.files.iter().any(|f| f.path.starts_with("cells")),
+            "{c:?}"
+        );
+        // A truncated rows file fails its checksum.
+        let (csv, _) = dir.cell_files(0);
+        let bytes = std::fs::read(&csv).unwrap();
+        std::fs::write(&csv, &bytes[..bytes.len() / 2]).unwrap();
+        match dir.cell_state(0, &d, 1) {
+            CellState::Bad(why) => assert!(why.contains("checksum"), "{why}"),
+            other => panic!("{other:?}"),
+        }
         let _ = std::fs::remove_dir_all(dir.path());
+    }
+
+    #[test]
+    fn opening_removes_stray_temporary_files() {
+        let path = scratch("partials");
+        std::fs::create_dir_all(path.join("cells")).unwrap();
+        std::fs::write(path.join(".raw.csv.1.partial"), b"x").unwrap();
+        std::fs::write(path.join("cells/.cell-00000.csv.1.partial"), b"x").unwrap();
+        let dir = ResultsDir::open(&path, "0123456789abcdef").unwrap();
+        assert!(!path.join(".raw.csv.1.partial").exists());
+        assert!(!path.join("cells/.cell-00000.csv.1.partial").exists());
+        drop(dir);
+        let _ = std::fs::remove_dir_all(&path);
     }
 }

@@ -1,0 +1,255 @@
+//! A hostile user's inputs, one test per class (issue: results that cannot be silently
+//! wrong). Each asserts the refusal or the recovery, not merely a non-zero exit: a results
+//! directory must never hold wrong results under exit code 0.
+
+use crate::util::{dupstream, dupstream_ok, scratch};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// Two structures, two memory sizes: four quick cells.
+const TINY: &str = r#"name = "tiny"
+description = "four quick cells"
+
+[stream]
+kind = "uniform"
+n = 20_000
+distinct_fraction = 0.5
+seed = 5
+
+[grid]
+memory = ["16KB", "64KB"]
+
+[[algorithm]]
+name = "exact"
+
+[[algorithm]]
+name = "bloom"
+k = 3
+
+[metrics]
+checkpoints = 2
+"#;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    s(&p).to_string()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The first line the command printed on stderr.
+fn first_line(out: &Output) -> String {
+    stderr(out).lines().next().unwrap_or("").to_string()
+}
+
+/// Ways to damage a cell's rows file, each of which must be caught.
+const DAMAGE: [&str; 4] = ["truncated", "empty", "edited", "foreign"];
+
+/// Damages cell `cell` of `dir` in the way `how`; `foreign` takes the cell's files from
+/// `foreign_dir` (the same experiment at another scale).
+fn damage(dir: &Path, cell: usize, how: &str, foreign_dir: &Path) {
+    let csv = dir.join(format!("cells/cell-{cell:05}.csv"));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    match how {
+        // Cut at a line boundary: the header and the first row only.
+        "truncated" => {
+            let keep: String = text.split_inclusive('\n').take(2).collect();
+            assert!(keep.len() < text.len());
+            std::fs::write(&csv, keep).unwrap();
+        }
+        "empty" => std::fs::write(&csv, "").unwrap(),
+        // A well-formed row with one value changed.
+        "edited" => {
+            let last = text.trim_end().rsplit_once(',').unwrap().0.len();
+            let mut b = text.into_bytes();
+            b[last - 1] = if b[last - 1] == b'1' { b'2' } else { b'1' };
+            std::fs::write(&csv, b).unwrap();
+        }
+        "foreign" => {
+            for ext in ["csv", "json"] {
+                let name = format!("cells/cell-{cell:05}.{ext}");
+                std::fs::copy(foreign_dir.join(&name), dir.join(&name)).unwrap();
+            }
+        }
+        other => unreachable!("{other}"),
+    }
+}
+
+fn run_part(file: &str, out: &Path, shard: &str, scale: &str) {
+    dupstream_ok(&[
+        "run",
+        file,
+        "--shard",
+        shard,
+        "--scale",
+        scale,
+        "--threads",
+        "1",
+        "--quiet",
+        "--out",
+        s(out),
+    ]);
+}
+
+#[test]
+fn merge_refuses_damaged_cell_files_naming_part_and_cell() {
+    let dir = scratch("adv-merge");
+    let file = write(&dir, "tiny.toml", TINY);
+    let foreign = dir.join("foreign");
+    run_part(&file, &foreign, "0/2", "2");
+    for how in DAMAGE {
+        let (p0, p1) = (dir.join(format!("{how}-0")), dir.join(format!("{how}-1")));
+        run_part(&file, &p0, "0/2", "1");
+        run_part(&file, &p1, "1/2", "1");
+        let rec: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(p0.join("shard.json")).unwrap()).unwrap();
+        let cell = rec["cells"][0].as_u64().unwrap() as usize;
+        damage(&p0, cell, how, &foreign);
+        let out_dir = dir.join(format!("{how}-merged"));
+        let out = dupstream(&["merge", s(&p0), s(&p1), "--out", s(&out_dir), "--quiet"]);
+        let line = first_line(&out);
+        assert_ne!(
+            out.status.code(),
+            Some(0),
+            "{how}: merged: {}",
+            stderr(&out)
+        );
+        assert!(
+            line.contains(s(&p0)) && line.contains(&format!("cell {cell}")),
+            "{how}: the error must name the part and the cell: {line}"
+        );
+        assert!(!out_dir.join("raw.csv").exists(), "{how}: results written");
+    }
+}
+
+#[test]
+fn resume_recomputes_damaged_cell_files() {
+    let dir = scratch("adv-resume");
+    let file = write(&dir, "tiny.toml", TINY);
+    let full = dir.join("full");
+    dupstream_ok(&["run", &file, "--threads", "1", "--quiet", "--out", s(&full)]);
+    let foreign = dir.join("foreign");
+    dupstream_ok(&[
+        "run",
+        &file,
+        "--scale",
+        "2",
+        "--threads",
+        "1",
+        "--quiet",
+        "--out",
+        s(&foreign),
+    ]);
+    let want = std::fs::read(full.join("raw.csv")).unwrap();
+    for how in DAMAGE {
+        let run = dir.join(how);
+        copy_dir(&full, &run);
+        // Interrupted before the commit: the cells are there, the run is not finished.
+        for f in ["commit.json", "raw.csv", "manifest.json"] {
+            let _ = std::fs::remove_file(run.join(f));
+        }
+        damage(&run, 1, how, &foreign);
+        let out = dupstream(&["run", &file, "--resume", "--threads", "1", "--out", s(&run)]);
+        assert_eq!(out.status.code(), Some(0), "{how}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("cell 1 cannot be trusted"),
+            "{how}: the damaged cell was not noticed: {}",
+            stderr(&out)
+        );
+        assert!(
+            std::fs::read(run.join("raw.csv")).unwrap() == want,
+            "{how}: resumed raw.csv differs from the full run's"
+        );
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else if p.file_name().unwrap() != ".lock" {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_locked_output_directory_is_refused_naming_the_holder() {
+    let dir = scratch("adv-lock");
+    let file = write(&dir, "tiny.toml", TINY);
+    let out_dir = dir.join("out");
+    // Another process's lock, as far as the command can tell: an flock on DIR/.lock held by
+    // an open file of this test process.
+    let held = dupstream_runner::record::DirLock::acquire(&out_dir).unwrap();
+    for args in [
+        vec!["run", &file, "--quiet", "--out", s(&out_dir)],
+        vec!["run", &file, "--resume", "--quiet", "--out", s(&out_dir)],
+        vec![
+            "run",
+            &file,
+            "--shard",
+            "0/2",
+            "--quiet",
+            "--out",
+            s(&out_dir),
+        ],
+    ] {
+        let out = dupstream(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let text = stderr(&out);
+        assert_eq!(text.lines().count(), 1, "one line: {text}");
+        assert!(
+            text.contains(s(&out_dir)) && text.contains(&format!("pid {}", std::process::id())),
+            "names the directory and the holder: {text}"
+        );
+        assert!(!out_dir.join("raw.csv").exists() && !out_dir.join(".digest").exists());
+    }
+    // merge into a locked directory, too.
+    let parts = dir.join("parts");
+    run_part(&file, &parts.join("p0"), "0/1", "1");
+    let out = dupstream(&["merge", s(&parts), "--out", s(&out_dir), "--quiet"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    drop(held);
+    dupstream_ok(&["run", &file, "--quiet", "--out", s(&out_dir)]);
+}
+
+#[test]
+fn a_run_interrupted_before_its_commit_record_is_resumed_in_place() {
+    let dir = scratch("adv-commit");
+    let file = write(&dir, "tiny.toml", TINY);
+    let root = dir.join("results");
+    dupstream_ok(&["run", &file, "--quiet", "--results-root", s(&root)]);
+    let runs: Vec<PathBuf> = std::fs::read_dir(root.join("tiny"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1);
+    let run = &runs[0];
+    let want = std::fs::read(run.join("raw.csv")).unwrap();
+    // Killed after raw.csv, before the manifest and the commit record; a stray temporary
+    // file from the interrupted write.
+    let _ = std::fs::remove_file(run.join("commit.json"));
+    std::fs::remove_file(run.join("manifest.json")).unwrap();
+    std::fs::write(run.join(".manifest.json.99.partial"), "{").unwrap();
+    let out = dupstream(&["run", &file, "--resume", "--results-root", s(&root)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("writing to {}", run.display())),
+        "resumed elsewhere: {}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_dir(root.join("tiny")).unwrap().count(), 1);
+    assert!(run.join("manifest.json").is_file() && run.join("commit.json").is_file());
+    assert!(!run.join(".manifest.json.99.partial").exists());
+    assert!(std::fs::read(run.join("raw.csv")).unwrap() == want);
+}
