@@ -253,3 +253,200 @@ fn a_run_interrupted_before_its_commit_record_is_resumed_in_place() {
     assert!(!run.join(".manifest.json.99.partial").exists());
     assert!(std::fs::read(run.join("raw.csv")).unwrap() == want);
 }
+
+/// Runs `dupstream run` on `text` (written as `bad.toml` beside `extra` files) and asserts a
+/// refusal before anything is written: exit 2, one line naming the file, `line` and `key`.
+fn assert_refused(
+    name: &str,
+    text: &str,
+    extra: &[(&str, &str)],
+    line: usize,
+    key: &str,
+) -> String {
+    let dir = scratch(&format!("adv-{name}"));
+    let file = write(&dir, "bad.toml", text);
+    for (f, t) in extra {
+        write(&dir, f, t);
+    }
+    let results = dir.join("results");
+    let out = dupstream(&["run", &file, "--results-root", s(&results)]);
+    let text = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{name}: {text}");
+    assert_eq!(text.lines().count(), 1, "{name}: one line: {text}");
+    let want = format!("bad.toml:{line}: key `{key}`");
+    assert!(text.contains(&want), "{name}: wanted `{want}` in: {text}");
+    assert!(!results.exists(), "{name}: a results directory was written");
+    // `check` refuses it the same way.
+    let out = dupstream(&["check", &file]);
+    assert_eq!(out.status.code(), Some(2), "{name}: check passed it");
+    text
+}
+
+#[test]
+fn two_structures_under_one_label_are_refused() {
+    let text = TINY.replace(
+        "[[algorithm]]\nname = \"bloom\"\nk = 3\n",
+        "[[algorithm]]\nname = \"sbf\"\nlabel = \"SBF\"\np = 4\n\n[[algorithm]]\nname = \"bsbf\"\nlabel = \"SBF\"\n",
+    );
+    let line = text.lines().position(|l| l == "name = \"bsbf\"").unwrap() + 2;
+    let msg = assert_refused("label", &text, &[], line, "label");
+    assert!(msg.contains("`SBF` is already used"), "{msg}");
+}
+
+#[test]
+fn one_memory_size_spelled_twice_is_refused_naming_both() {
+    let text = TINY.replace(
+        "memory = [\"16KB\", \"64KB\"]",
+        "memory = [\"64MB\",\n  \"2^29 bits\"]",
+    );
+    let line = text.lines().position(|l| l.contains("2^29")).unwrap() + 1;
+    let msg = assert_refused("memory", &text, &[], line, "grid.memory");
+    assert!(
+        msg.contains("`2^29 bits`") && msg.contains("`64MB`"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_repeated_seed_draws_a_warning() {
+    let dir = scratch("adv-seeds");
+    let text = TINY
+        .replace("seed = 5\n", "")
+        .replace("[grid]\n", "[grid]\nseeds = [1, 2, 1]\n");
+    let file = write(&dir, "seeds.toml", &text);
+    let out = dupstream_ok(&["run", &file, "--quiet", "--out", s(&dir.join("out"))]);
+    assert!(
+        stderr(&out).contains("seeds.toml:10: key `seeds`: seed 1 repeated"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn reference_csv_errors_are_refused_before_the_run() {
+    let with_ref =
+        |table: &str| format!("{TINY}\n[reference]\nfile = \"values.csv\"\ntable = \"{table}\"\n");
+    let lines = |t: &str| t.lines().count();
+    // A value that is not a number: the CSV's own line and column.
+    let csv = "table,metric,value_pct,memory\nT,fpr,1.5,16KB\nT,fnr,n/a,16KB\n";
+    let dir = scratch("adv-ref");
+    let file = write(&dir, "bad.toml", &with_ref("T"));
+    write(&dir, "values.csv", csv);
+    let results = dir.join("results");
+    let out = dupstream(&["run", &file, "--results-root", s(&results)]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("values.csv:3: key `value_pct`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!results.exists(), "a results directory was written");
+    assert_eq!(dupstream(&["check", &file]).status.code(), Some(2));
+    // An unknown metric, a bad memory size, a table the file does not have.
+    for (csv, want) in [
+        (
+            "table,metric,value_pct\nT,fpz,1\n",
+            "values.csv:2: key `metric`",
+        ),
+        (
+            "table,metric,value_pct,memory\nT,fpr,1,16KX\n",
+            "values.csv:2: key `memory`",
+        ),
+    ] {
+        write(&dir, "values.csv", csv);
+        let out = dupstream(&["check", &file]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(want),
+            "{want}"
+        );
+    }
+    let text = with_ref("Nope");
+    let msg = assert_refused(
+        "ref-table",
+        &text,
+        &[("values.csv", "table,metric,value_pct\nT,fpr,1\n")],
+        lines(&text),
+        "table",
+    );
+    assert!(msg.contains("tables there: T"), "{msg}");
+}
+
+#[test]
+fn a_chart_of_an_unknown_parameter_is_refused_before_the_run() {
+    let text = format!("{TINY}\n[output]\ncharts = [{{ rates_vs_param = \"kk\" }}]\n");
+    let line = text.lines().count();
+    assert_refused("chart", &text, &[], line, "charts");
+}
+
+#[test]
+fn absurd_thread_counts_are_refused_or_capped() {
+    let dir = scratch("adv-threads");
+    let file = write(&dir, "tiny.toml", TINY);
+    let out = dupstream(&[
+        "run",
+        &file,
+        "--threads",
+        "40000",
+        "--out",
+        s(&dir.join("a")),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert!(!dir.join("a").exists());
+    let out = dupstream_ok(&[
+        "run",
+        &file,
+        "--threads",
+        "64",
+        "--quiet",
+        "--out",
+        s(&dir.join("b")),
+    ]);
+    assert!(
+        stderr(&out).contains("--threads 64 capped at 4, the number of cells"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn errors_point_at_the_offending_value() {
+    let at = |needle: &str, text: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let cases = [
+        (
+            "checkpoints",
+            TINY.replace("checkpoints = 2", "checkpoints = 0"),
+            "checkpoints = 0",
+            "checkpoints",
+        ),
+        (
+            "seeds",
+            TINY.replace("[grid]\n", "[grid]\nseeds = []\n"),
+            "seeds = []",
+            "seeds",
+        ),
+        (
+            "memory",
+            TINY.replace("memory = [\"16KB\", \"64KB\"]", "memory = []"),
+            "memory = []",
+            "memory",
+        ),
+        ("k", TINY.replace("k = 3", "k = 0"), "k = 0", "k"),
+        (
+            "stream",
+            TINY.replace("distinct_fraction = 0.5", "distinct_fraction = 1.5"),
+            "distinct_fraction",
+            "distinct_fraction",
+        ),
+        (
+            "reffile",
+            format!("{TINY}\n[reference]\nfile = \"missing.csv\"\ntable = \"T\"\n"),
+            "missing.csv",
+            "file",
+        ),
+    ];
+    for (name, text, needle, key) in cases {
+        assert_refused(&format!("loc-{name}"), &text, &[], at(needle, &text), key);
+    }
+}

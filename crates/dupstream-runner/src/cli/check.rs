@@ -51,6 +51,9 @@ fn check_file(file: &Path, scale: Option<u64>, registry: &Registry) -> Result<St
         Some(s) => plan::load_with(file, Some(s), registry)?,
         None => full,
     };
+    for w in &exp.warnings {
+        println!("warn  {w}");
+    }
     let mut refs = String::new();
     if let Some((path, name)) = &exp.reference {
         let values = reference::load(path, name)?;

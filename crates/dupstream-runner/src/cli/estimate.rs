@@ -23,7 +23,7 @@ pub struct EstimateArgs {
 }
 
 pub fn run(args: EstimateArgs, registry: &Registry) -> Result<()> {
-    let threads = plan::threads(args.threads);
+    let threads = plan::threads(args.threads, usize::MAX)?.0;
     let (mut total, mut unknown) = (0.0, 0);
     for path in &args.paths {
         for file in super::experiment_files(path)? {

@@ -56,7 +56,11 @@ impl Session {
         let exp = plan::load_with(file, scale, registry)?;
         let digest = digest(&exp)?;
         let id = Identity::of(&exp, &digest); // fixes the revision now, before the run
-        Ok(Self::new(exp, digest, id, plan::threads(threads)))
+        let (threads, note) = plan::threads(threads, exp.cells.len())?;
+        for w in exp.warnings.iter().chain(&note) {
+            eprintln!("dupstream: warning: {w}");
+        }
+        Ok(Self::new(exp, digest, id, threads))
     }
 
     /// A session for an experiment already loaded (a merge: identity from the parts).

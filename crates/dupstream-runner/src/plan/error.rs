@@ -110,6 +110,25 @@ impl<'a> Source<'a> {
         ConfigError::new(self.file, Some(line), Some(key), msg)
     }
 
+    /// An error at `key = ` in the table headed `[table]` (or `[[table]]`, the first one);
+    /// the line of the header when the key is not written there, line 1 when the table is
+    /// not written at all.
+    pub fn at_table_key(&self, table: &str, key: &str, msg: impl Into<String>) -> ConfigError {
+        let mut offset = 0;
+        for l in self.text.split_inclusive('\n') {
+            let t = l.trim();
+            let name = t
+                .strip_prefix("[[")
+                .and_then(|r| r.strip_suffix("]]"))
+                .or_else(|| t.strip_prefix('[').and_then(|r| r.strip_suffix(']')));
+            if name.map(str::trim) == Some(table) {
+                return self.at_key(offset..offset + l.len(), key, msg);
+            }
+            offset += l.len();
+        }
+        self.at_key(self.whole(), key, msg)
+    }
+
     /// An error on the line of byte `offset`, naming `key`.
     pub fn at_offset(&self, offset: usize, key: &str, msg: impl Into<String>) -> ConfigError {
         let line = line_of(self.text, offset);
@@ -130,6 +149,22 @@ pub fn unknown_field(msg: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The first of `keys` that `msg` names as a whole word (longest keys tried first, so `fps`
+/// wins over `f`), to point an error at the value's own line.
+pub fn mentioned_key<'k>(msg: &str, keys: impl IntoIterator<Item = &'k String>) -> Option<String> {
+    let mut keys: Vec<&String> = keys.into_iter().collect();
+    keys.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    keys.into_iter()
+        .find(|k| {
+            msg.match_indices(k.as_str()).any(|(i, _)| {
+                !msg[..i].chars().next_back().is_some_and(word)
+                    && !msg[i + k.len()..].chars().next().is_some_and(word)
+            })
+        })
+        .cloned()
 }
 
 /// The key written at the start of the line a span begins on.
@@ -161,6 +196,19 @@ mod tests {
         };
         let e = src.at_key(src.whole(), "name", "bad");
         assert_eq!(e.to_string(), "f.toml:1: key `name`: bad");
+        assert_eq!(src.at_table_key("grid", "memory", "x").line, Some(3));
+        assert_eq!(src.at_table_key("run", "scale", "x").line, Some(5));
+        assert_eq!(src.at_table_key("run", "seeds", "x").line, Some(4));
+        let keys = ["f".to_string(), "fps".to_string(), "k".to_string()];
+        assert_eq!(
+            mentioned_key("fps must be below 1", &keys),
+            Some("fps".into())
+        );
+        assert_eq!(
+            mentioned_key("`k` = 0 is too small", &keys),
+            Some("k".into())
+        );
+        assert_eq!(mentioned_key("kinds of fun", &keys), None);
         assert_eq!(
             unknown_field("unknown field `foo`, expected"),
             Some("foo".into())

@@ -70,6 +70,8 @@ pub struct Experiment {
     pub table: TableLayout,
     pub charts: Vec<ChartKind>,
     pub derived: Vec<DerivedSpec>,
+    /// Doubts that do not stop a run (e.g. a repeated seed), one line each, for stderr.
+    pub warnings: Vec<String>,
 }
 
 /// Reads and validates an experiment file naming built-in structures. `scale_override` is
@@ -104,11 +106,33 @@ pub fn parse(
     validate::parse(file, source, scale_override, &Registry::builtin())
 }
 
-/// The worker threads of a run: `requested`, else every core.
-pub fn threads(requested: Option<usize>) -> usize {
-    requested
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1)
+/// The most worker threads `--threads` may ask for.
+pub const MAX_THREADS: usize = 1024;
+
+/// The worker threads of a run of `cells` cells: `requested`, else every core; never more
+/// than there are cells (a note says so when `--threads` asked for more). `--threads 0` or
+/// above [`MAX_THREADS`] is refused.
+pub fn threads(
+    requested: Option<usize>,
+    cells: usize,
+) -> Result<(usize, Option<String>), ConfigError> {
+    let arg = |msg: String| ConfigError::new(Path::new("--threads"), None, None, msg);
+    let n = match requested {
+        Some(0) => return Err(arg("must be at least 1".into())),
+        Some(n) if n > MAX_THREADS => {
+            return Err(arg(format!(
+                "{n} is more than {MAX_THREADS} threads; give at most the number of cores"
+            )));
+        }
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let cap = cells.max(1);
+    if n > cap {
+        let note = requested.map(|_| format!("--threads {n} capped at {cap}, the number of cells"));
+        return Ok((cap, note));
+    }
+    Ok((n, None))
 }
 
 impl Experiment {

@@ -6,19 +6,13 @@
 //! `distinct_pct`. A reference row matches a result when every matching column it fills
 //! agrees with the result.
 
+pub use crate::plan::validate::reference::PaperValue;
+
 use crate::plan::Experiment;
 use crate::plan::units::parse_bits;
 use crate::record::RawRow;
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use std::path::Path;
-
-/// A transcribed paper value.
-#[derive(Debug, Clone)]
-pub struct PaperValue {
-    pub metric: String,
-    pub value_pct: f64,
-    pub keys: Vec<(String, String)>,
-}
 
 impl PaperValue {
     /// Whether this value applies to a result row.
@@ -56,54 +50,10 @@ pub fn of(exp: &Experiment) -> Result<Vec<PaperValue>> {
     }
 }
 
-/// Loads the rows of `table` from a reference CSV.
+/// Loads the rows of `table` from a reference CSV (checked when the experiment was
+/// validated: see [`crate::plan::validate::reference::load`]).
 pub fn load(path: &Path, table: &str) -> Result<Vec<PaperValue>> {
-    let mut r =
-        csv::Reader::from_path(path).with_context(|| format!("reading {}", path.display()))?;
-    let headers = r.headers()?.clone();
-    let col = |name: &str| headers.iter().position(|h| h == name);
-    let (Some(t_col), Some(m_col)) = (col("table"), col("metric")) else {
-        bail!("{}: needs `table` and `metric` columns", path.display());
-    };
-    let v_col = col("value_pct")
-        .with_context(|| format!("{}: needs a `value_pct` column", path.display()))?;
-    let keys: Vec<(usize, &str)> = ["memory", "algorithm", "k", "n", "distinct_pct"]
-        .iter()
-        .filter_map(|&k| col(k).map(|i| (i, k)))
-        .collect();
-    let mut out = Vec::new();
-    for (line, rec) in r.records().enumerate() {
-        let rec = rec.with_context(|| format!("{}: line {}", path.display(), line + 2))?;
-        if rec.get(t_col) != Some(table) {
-            continue;
-        }
-        let value_pct: f64 = rec
-            .get(v_col)
-            .unwrap_or("")
-            .trim()
-            .parse()
-            .with_context(|| {
-                format!(
-                    "{}: line {}: field `value_pct` is not a number",
-                    path.display(),
-                    line + 2
-                )
-            })?;
-        out.push(PaperValue {
-            metric: rec.get(m_col).unwrap_or("").trim().to_lowercase(),
-            value_pct,
-            keys: keys
-                .iter()
-                .filter_map(|&(i, k)| {
-                    rec.get(i)
-                        .map(str::trim)
-                        .filter(|v| !v.is_empty())
-                        .map(|v| (k.to_string(), v.to_string()))
-                })
-                .collect(),
-        });
-    }
-    Ok(out)
+    Ok(crate::plan::validate::reference::load(path, table)?)
 }
 
 #[cfg(test)]
@@ -141,7 +91,7 @@ mod tests {
         )
         .unwrap();
         let e = load(&path, "T").unwrap_err();
-        assert!(format!("{e:#}").contains("line 4"), "{e:#}");
+        assert!(format!("{e:#}").contains(":4: key `value_pct`"), "{e:#}");
         let u = load(&path, "U").unwrap();
         assert_eq!(
             (u.len(), u[0].metric.as_str(), u[0].value_pct),

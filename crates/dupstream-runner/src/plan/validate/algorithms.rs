@@ -1,7 +1,7 @@
 //! `[[algorithm]]`: swept parameters expanded into labelled structures, each checked at every
 //! memory size of the grid (without allocating), giving the cells.
 
-use crate::plan::error::{ConfigError, Source, unknown_field};
+use crate::plan::error::{ConfigError, Source, mentioned_key, unknown_field};
 use crate::plan::units::{format_bits, parse_bits};
 use crate::plan::{Cell, Registry, StructureSpec};
 use std::ops::Range;
@@ -17,6 +17,8 @@ pub struct Algorithm {
     pub span: Range<usize>,
     /// The grid sizes it is restricted to (`memory` key), if any.
     pub only_memory: Option<Vec<u64>>,
+    /// The keys written in its table other than `name`, `label` and `memory` (for errors).
+    pub keys: Vec<String>,
 }
 
 /// Every structure of the sweep, in order. `label` is ours, `memory` restricts the structure
@@ -35,7 +37,7 @@ pub fn expand(
             "at least one [[algorithm]] is needed",
         ));
     }
-    let mut out = Vec::new();
+    let mut out: Vec<Algorithm> = Vec::new();
     for alg in tables {
         let span = alg.span();
         let mut table = alg.get_ref().clone();
@@ -50,14 +52,41 @@ pub fn expand(
             .collect();
         for mut combo in super::expand(&table) {
             let label = label(src, &span, &mut combo, &swept)?;
+            // Two [[algorithm]] tables may share a label at disjoint memory sizes (a Bloom
+            // filter whose k depends on the memory), never at one size. (One table's sweep
+            // under one label is told apart by the swept parameter.)
+            let overlaps = |a: &Algorithm| match (&a.only_memory, &only_memory) {
+                (Some(x), Some(y)) => x.iter().any(|m| y.contains(m)),
+                _ => true,
+            };
+            if let Some(first) = out
+                .iter()
+                .find(|a| a.label == label && a.span != span && overlaps(a))
+            {
+                let key = if table.contains_key("label") {
+                    "label"
+                } else {
+                    "name"
+                };
+                return Err(src.at_key(
+                    span.clone(),
+                    key,
+                    format!(
+                        "label `{label}` is already used by the [[algorithm]] on line {}; results under one label are averaged together, so give each structure its own `label`",
+                        crate::plan::error::line_of(src.text, first.span.start)
+                    ),
+                ));
+            }
+            let keys: Vec<String> = combo.keys().cloned().collect();
             let spec = registry
                 .parse(combo)
-                .map_err(|msg| structure_error(src, &span, msg, registry))?;
+                .map_err(|msg| structure_error(src, &span, msg, &keys, registry))?;
             out.push(Algorithm {
                 spec,
                 label,
                 span: span.clone(),
                 only_memory: only_memory.clone(),
+                keys: keys.into_iter().filter(|k| k != "name").collect(),
             });
         }
     }
@@ -94,6 +123,7 @@ fn structure_error(
     src: Source<'_>,
     span: &Range<usize>,
     message: String,
+    keys: &[String],
     registry: &Registry,
 ) -> ConfigError {
     let msg = if message.contains("unknown variant") {
@@ -101,9 +131,11 @@ fn structure_error(
     } else {
         message.clone()
     };
+    let named = keys.iter().filter(|k| k.as_str() != "name");
     let key = match unknown_field(&message) {
         Some(k) if !registry.knows(&k) && !msg.contains("unknown algorithm") => k,
-        _ => "name".to_string(),
+        _ if msg.contains("unknown algorithm") => "name".to_string(),
+        _ => mentioned_key(&message, named).unwrap_or_else(|| "name".to_string()),
     };
     src.at_key(span.clone(), &key, msg)
 }
@@ -128,7 +160,8 @@ pub fn cells(
                 a.spec.memory_bits_for(bits).map_err(|e| {
                     let name = a.spec.name();
                     let msg = format!("{name} at {} (scaled: {bits} bits): {e}", format_bits(mem));
-                    src.at_key(a.span.clone(), "name", msg)
+                    let key = mentioned_key(&e, &a.keys).unwrap_or_else(|| "name".into());
+                    src.at_key(a.span.clone(), &key, msg)
                 })?;
                 cells.push(Cell {
                     index: cells.len(),

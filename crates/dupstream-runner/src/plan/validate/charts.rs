@@ -19,8 +19,8 @@ pub fn resolve(
     for chart in &charts {
         match chart {
             ChartKind::RatesVsParam(p) if p.trim().is_empty() => {
-                return Err(src.at_key(
-                    src.whole(),
+                return Err(src.at_table_key(
+                    "output",
                     "charts",
                     "rates_vs_param needs a parameter name",
                 ));
@@ -28,8 +28,8 @@ pub fn resolve(
             ChartKind::FnDifference
                 if !derived.iter().any(|d| d.kind == DerivedKind::Difference) =>
             {
-                return Err(src.at_key(
-                    src.whole(),
+                return Err(src.at_table_key(
+                    "output",
                     "charts",
                     "fn_difference needs a `difference` series ([[derived]] kind = \"difference\")",
                 ));
@@ -38,6 +38,43 @@ pub fn resolve(
         }
     }
     Ok((output.table.unwrap_or_default(), charts))
+}
+
+/// A `rates_vs_param` chart must name something the rows will have: `memory`, `n`, a key of
+/// the stream or a key of some `[[algorithm]]` table.
+pub fn check_params(
+    src: Source<'_>,
+    charts: &[ChartKind],
+    stream: &toml::Spanned<toml::Table>,
+    algorithms: &[toml::Spanned<toml::Table>],
+) -> Result<(), ConfigError> {
+    let mut known: Vec<&str> = vec!["memory", "n"];
+    known.extend(stream.get_ref().keys().map(String::as_str));
+    for a in algorithms {
+        known.extend(
+            a.get_ref()
+                .keys()
+                .map(String::as_str)
+                .filter(|k| !matches!(*k, "name" | "label" | "memory")),
+        );
+    }
+    for chart in charts {
+        if let ChartKind::RatesVsParam(p) = chart {
+            if !known.contains(&p.as_str()) {
+                known.sort_unstable();
+                known.dedup();
+                return Err(src.at_table_key(
+                    "output",
+                    "charts",
+                    format!(
+                        "rates_vs_param: no structure or stream of this experiment has a parameter `{p}` (known: {})",
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -36,11 +36,22 @@ pub fn memories(
     memory: &[Spanned<String>],
     scale: u64,
 ) -> Result<Vec<u64>, ConfigError> {
-    let mut out = Vec::new();
+    let mut out: Vec<u64> = Vec::new();
     for m in memory {
         let at = m.span().start;
         let bits = parse_bits(m.get_ref())
             .map_err(|e| src.at_offset(at, "grid.memory", format!("bad unit: {e}")))?;
+        if let Some(j) = out.iter().position(|&b| b == bits) {
+            return Err(src.at_offset(
+                at,
+                "grid.memory",
+                format!(
+                    "`{}` is the same size as `{}` ({bits} bits); each memory size may appear once",
+                    m.get_ref(),
+                    memory[j].get_ref()
+                ),
+            ));
+        }
         if bits / scale == 0 {
             return Err(src.at_offset(
                 at,
@@ -51,11 +62,7 @@ pub fn memories(
         out.push(bits);
     }
     if out.is_empty() {
-        return Err(src.at_key(
-            src.whole(),
-            "memory",
-            "the grid needs at least one memory size",
-        ));
+        return Err(src.at_table_key("grid", "memory", "the grid needs at least one memory size"));
     }
     Ok(out)
 }
@@ -68,14 +75,17 @@ pub fn checkpoints(
     scale: u64,
 ) -> Result<(u64, Option<u64>), ConfigError> {
     if m.checkpoints.is_some() && m.checkpoint_every.is_some() {
-        return Err(src.at_key(
-            src.whole(),
+        return Err(src.at_table_key(
+            "metrics",
             "checkpoint_every",
             "give either checkpoints or checkpoint_every, not both",
         ));
     }
-    if m.checkpoints == Some(0) || m.checkpoint_every == Some(0) {
-        return Err(src.at_key(src.whole(), "checkpoints", "must be at least 1"));
+    if m.checkpoints == Some(0) {
+        return Err(src.at_table_key("metrics", "checkpoints", "must be at least 1"));
+    }
+    if m.checkpoint_every == Some(0) {
+        return Err(src.at_table_key("metrics", "checkpoint_every", "must be at least 1"));
     }
     Ok((
         m.checkpoints.unwrap_or(10),

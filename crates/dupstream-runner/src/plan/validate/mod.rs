@@ -48,6 +48,24 @@ fn validate(
     derived::check(src, &raw.derived, &labels)?;
     let reference = reference::resolve(src, raw.reference.as_ref())?;
     let (table, charts) = charts::resolve(src, raw.output, &raw.derived)?;
+    charts::check_params(src, &charts, &raw.stream, &raw.algorithm)?;
+    let mut warnings = Vec::new();
+    if let Some(seeds) = &raw.grid.seeds {
+        let mut seen = std::collections::BTreeSet::new();
+        let repeated: Vec<String> = seeds
+            .iter()
+            .filter(|s| !seen.insert(**s))
+            .map(u64::to_string)
+            .collect();
+        if !repeated.is_empty() {
+            let line = src.at_table_key("grid", "seeds", "").line.unwrap_or(1);
+            warnings.push(format!(
+                "{}:{line}: key `seeds`: seed {} repeated; its replicates are identical and narrow the confidence intervals falsely",
+                src.file.display(),
+                repeated.join(", ")
+            ));
+        }
+    }
     Ok(Experiment {
         file: src.file.to_path_buf(),
         source: src.text.to_string(),
@@ -63,6 +81,7 @@ fn validate(
         table,
         charts,
         derived: raw.derived,
+        warnings,
     })
 }
 

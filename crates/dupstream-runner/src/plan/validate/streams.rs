@@ -2,7 +2,7 @@
 //! after `--scale`.
 
 use crate::plan::StreamCase;
-use crate::plan::error::{ConfigError, Source, unknown_field};
+use crate::plan::error::{ConfigError, Source, mentioned_key, unknown_field};
 use dupstream_streams::StreamSpec;
 use std::ops::Range;
 use std::path::Path;
@@ -46,7 +46,7 @@ fn seeds_of(
         (None, None) => vec![1],
     };
     if seeds.is_empty() {
-        return Err(src.at_key(src.whole(), "seeds", "needs at least one seed"));
+        return Err(src.at_table_key("grid", "seeds", "needs at least one seed"));
     }
     Ok(seeds)
 }
@@ -78,19 +78,21 @@ fn case(
     seed: u64,
     scale: u64,
 ) -> Result<StreamCase, ConfigError> {
-    let nominal: StreamSpec =
-        toml::Value::Table(table)
-            .try_into()
-            .map_err(|e: toml::de::Error| {
-                let key = unknown_field(e.message()).unwrap_or_else(|| "stream".into());
-                src.at_key(span.clone(), &key, format!("[stream]: {}", e.message()))
-            })?;
-    nominal
-        .validate()
-        .map_err(|e| src.at_offset(span.start, "stream", e.to_string()))?;
+    let keys: Vec<String> = table.keys().cloned().collect();
+    // The value at fault, named by the message, else the table.
+    let at = |msg: String| {
+        let key = unknown_field(&msg)
+            .or_else(|| mentioned_key(&msg, &keys))
+            .unwrap_or_else(|| "stream".into());
+        src.at_key(span.clone(), &key, msg)
+    };
+    let nominal: StreamSpec = toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| at(format!("[stream]: {}", e.message())))?;
+    nominal.validate().map_err(|e| at(e.to_string()))?;
     let spec = nominal.scaled(scale);
     spec.validate()
-        .map_err(|e| src.at_offset(span.start, "stream", format!("after --scale {scale}: {e}")))?;
+        .map_err(|e| at(format!("after --scale {scale}: {e}")))?;
     Ok(StreamCase {
         spec,
         nominal,
