@@ -15,12 +15,11 @@
 //! assert!(!f.step(hash_key(7, 0)));
 //! assert!(f.step(hash_key(7, 0)));
 //! ```
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod a2;
 pub mod bdbf;
-pub mod bits;
 pub mod bloom;
 pub mod bsbf;
 pub mod buffering;
@@ -28,11 +27,7 @@ pub mod cuckoo;
 pub mod error;
 pub mod exact;
 pub mod fpsbf;
-pub mod hash;
 pub mod qht;
-#[allow(unsafe_code)]
-mod raw;
-pub mod rng;
 pub mod rsbf;
 pub mod sbf;
 pub mod spec;
@@ -40,6 +35,11 @@ pub mod sqf;
 pub mod theory;
 
 pub use error::{Error, Result};
+
+use dupstream_core::raw;
+/// The key hash, randomness and bit arrays shared with `dupstream-streams`; they live in
+/// `dupstream-core` and keep their paths here (`dupstream_filters::hash::hash_key`, ...).
+pub use dupstream_core::{bits, hash, rng};
 
 /// What a structure's occupancy figure measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,8 +15,8 @@
 //! **Zipf.** Key `r − 1` where the rank `r ∈ 1..=U` has probability `∝ r^{−s}`, drawn with
 //! `rand_distr::Zipf` (rejection-inversion). Keys are therefore `0..U`, key 0 the most frequent.
 
-use dupstream_filters::hash::reduce;
-use dupstream_filters::rng::{FilterRng, Rng, filter_rng};
+use dupstream_core::hash::reduce;
+use dupstream_core::rng::{FilterRng, Rng, filter_rng};
 use rand_distr::Distribution;
 
 use crate::{KeyStream, Result};
