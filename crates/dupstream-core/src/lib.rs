@@ -1,6 +1,7 @@
 //! What dupstream's streams and structures share, and nothing else: the seeded key hash and the
 //! index arithmetic derived from it ([`hash`]), seeded platform-stable randomness ([`rng`]), bit
-//! and packed-cell arrays ([`bits`]).
+//! and packed-cell arrays ([`bits`]), and the distinct fraction of a uniform stream
+//! ([`universe`]).
 //!
 //! `dupstream-streams` and `dupstream-filters` both depend on this crate, so a stream never
 //! depends on the structures it is fed to. `dupstream-filters` re-exports [`hash`], [`rng`] and
@@ -18,5 +19,6 @@ pub mod hash;
 #[allow(unsafe_code)]
 pub mod raw;
 pub mod rng;
+pub mod universe;
 
 pub use error::CapacityError;

@@ -288,36 +288,6 @@ pub fn expected_distinct(u: f64, n: f64) -> f64 {
     -u * (n * (-1.0 / u).ln_1p()).exp_m1()
 }
 
-/// The universe size `U` for which a uniform stream of `n` elements has an expected distinct
-/// fraction `d` (inverse of [`expected_distinct`]`/n`, by bisection). This is how the papers'
-/// "N records with X % distinct" maps onto the Section 3.1 model. Returns `None` unless
-/// `0 < d ≤ 1` and `n ≥ 1`; `d = 1` gives `f64::INFINITY`.
-pub fn universe_for_distinct_fraction(n: f64, d: f64) -> Option<f64> {
-    if !(n >= 1.0 && d > 0.0 && d <= 1.0 && n.is_finite()) {
-        return None;
-    }
-    if d == 1.0 {
-        return Some(f64::INFINITY);
-    }
-    // expected_distinct(u, n)/n increases with u: from 1/n (u = 1) to 1 (u → ∞).
-    let (mut lo, mut hi) = (1.0f64, 1.0f64);
-    while expected_distinct(hi, n) / n < d {
-        hi *= 2.0;
-        if hi > 1e30 {
-            return None;
-        }
-    }
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if expected_distinct(mid, n) / n < d {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Some(0.5 * (lo + hi))
-}
-
 /// Journal Eq. 3.3: the joint probability that element `m+1` is a false positive,
 /// `FPR_{m+1} = Y_{m+1}·X_{m+1}` (divide by `Y` for the per-class rate).
 pub fn joint_fp(y: f64, x: f64) -> f64 {
