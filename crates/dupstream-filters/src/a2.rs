@@ -236,7 +236,7 @@ impl DuplicateFilter for A2 {
     }
 
     fn name(&self) -> &'static str {
-        "a2"
+        <Self as crate::Structure>::NAME
     }
 
     fn params(&self) -> Vec<(&'static str, String)> {
@@ -257,6 +257,20 @@ impl DuplicateFilter for A2 {
             kind: OccupancyKind::Load,
             value: self.active_ones as f64 / self.m as f64,
         }
+    }
+}
+
+impl crate::Structure for A2 {
+    const NAME: &'static str = "a2";
+    type Params = A2Params;
+    const RELATIVE_COST: f64 = 2.0;
+
+    fn new(budget_bits: u64, params: &A2Params, seed: u64) -> Result<Self> {
+        Self::new(budget_bits, params, seed)
+    }
+
+    fn memory_bits_for(budget_bits: u64, params: &A2Params) -> Result<u64> {
+        Self::memory_bits_for(budget_bits, params)
     }
 }
 

@@ -398,7 +398,7 @@ impl DuplicateFilter for BDbf {
     }
 
     fn name(&self) -> &'static str {
-        "bdbf"
+        <Self as crate::Structure>::NAME
     }
 
     fn params(&self) -> Vec<(&'static str, String)> {
@@ -426,6 +426,20 @@ impl DuplicateFilter for BDbf {
             kind: OccupancyKind::ZeroFraction,
             value: 1.0 - nonzero as f64 / self.m as f64,
         }
+    }
+}
+
+impl crate::Structure for BDbf {
+    const NAME: &'static str = "bdbf";
+    type Params = BDbfParams;
+    const RELATIVE_COST: f64 = 10.0;
+
+    fn new(budget_bits: u64, params: &BDbfParams, seed: u64) -> Result<Self> {
+        Self::new(budget_bits, params, seed)
+    }
+
+    fn memory_bits_for(budget_bits: u64, params: &BDbfParams) -> Result<u64> {
+        Self::memory_bits_for(budget_bits, params)
     }
 }
 

@@ -216,7 +216,7 @@ impl DuplicateFilter for BloomFilter {
     }
 
     fn name(&self) -> &'static str {
-        "bloom"
+        <Self as crate::Structure>::NAME
     }
 
     fn params(&self) -> Vec<(&'static str, String)> {
@@ -238,6 +238,20 @@ impl DuplicateFilter for BloomFilter {
             kind: OccupancyKind::Load,
             value: self.ones as f64 / self.m as f64,
         }
+    }
+}
+
+impl crate::Structure for BloomFilter {
+    const NAME: &'static str = "bloom";
+    type Params = BloomParams;
+    const RELATIVE_COST: f64 = 1.0;
+
+    fn new(budget_bits: u64, params: &BloomParams, seed: u64) -> Result<Self> {
+        Self::new(budget_bits, params, seed)
+    }
+
+    fn memory_bits_for(budget_bits: u64, params: &BloomParams) -> Result<u64> {
+        Self::memory_bits_for(budget_bits, params)
     }
 }
 

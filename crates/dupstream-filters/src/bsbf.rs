@@ -411,7 +411,7 @@ impl<const V: u8> Core<V> {
 }
 
 macro_rules! filter_type {
-    ($(#[$doc:meta])* $name:ident, $params:ident, $v:expr, $label:literal) => {
+    ($(#[$doc:meta])* $name:ident, $params:ident, $v:expr, $label:literal, $cost:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone)]
         pub struct $name {
@@ -466,13 +466,27 @@ macro_rules! filter_type {
                 self.core.memory_bits()
             }
             fn name(&self) -> &'static str {
-                $label
+                <Self as crate::Structure>::NAME
             }
             fn params(&self) -> Vec<(&'static str, String)> {
                 self.core.params()
             }
             fn occupancy(&self) -> Occupancy {
                 self.core.occupancy()
+            }
+        }
+
+        impl crate::Structure for $name {
+            const NAME: &'static str = $label;
+            type Params = $params;
+            const RELATIVE_COST: f64 = $cost;
+
+            fn new(budget_bits: u64, params: &$params, seed: u64) -> Result<Self> {
+                Self::new(budget_bits, params, seed)
+            }
+
+            fn memory_bits_for(budget_bits: u64, params: &$params) -> Result<u64> {
+                Self::memory_bits_for(budget_bits, params)
             }
         }
     };
@@ -483,19 +497,22 @@ filter_type!(
     Bsbf,
     BsbfParams,
     BSBF,
-    "bsbf"
+    "bsbf",
+    1.2
 );
 filter_type!(
     /// BSBFSD, BSBF with Single Deletion (journal Algorithm 3).
     Bsbfsd,
     BsbfsdParams,
     BSBFSD,
-    "bsbfsd"
+    "bsbfsd",
+    1.1
 );
 filter_type!(
     /// RLBSBF, Randomized Load Balanced BSBF (journal Algorithm 4).
     Rlbsbf,
     RlbsbfParams,
     RLBSBF,
-    "rlbsbf"
+    "rlbsbf",
+    1.2
 );

@@ -341,7 +341,7 @@ impl DuplicateFilter for LruBuffering {
     }
 
     fn name(&self) -> &'static str {
-        "lru_buffering"
+        <Self as crate::Structure>::NAME
     }
 
     fn params(&self) -> Vec<(&'static str, String)> {
@@ -435,7 +435,7 @@ impl DuplicateFilter for FpBuffering {
     }
 
     fn name(&self) -> &'static str {
-        "fp_buffering"
+        <Self as crate::Structure>::NAME
     }
 
     fn params(&self) -> Vec<(&'static str, String)> {
@@ -455,6 +455,48 @@ impl DuplicateFilter for FpBuffering {
             kind: OccupancyKind::FilledFraction,
             value: self.len() as f64 / self.capacity() as f64,
         }
+    }
+}
+
+/// Heap bytes of an LRU buffer: the uncharged index (map entry + slab node) is ~40 bytes per
+/// entry, 48 with the entry itself.
+fn lru_heap_bytes(budget_bits: u64, entry_bits: u32) -> u64 {
+    budget_bits / u64::from(entry_bits) * 48 + 4096
+}
+
+impl crate::Structure for LruBuffering {
+    const NAME: &'static str = "lru_buffering";
+    type Params = LruBufferingParams;
+    const RELATIVE_COST: f64 = 8.0;
+
+    fn new(budget_bits: u64, params: &LruBufferingParams, seed: u64) -> Result<Self> {
+        Self::new(budget_bits, params, seed)
+    }
+
+    fn memory_bits_for(budget_bits: u64, params: &LruBufferingParams) -> Result<u64> {
+        Self::memory_bits_for(budget_bits, params)
+    }
+
+    fn heap_bytes_estimate(params: &LruBufferingParams, budget_bits: u64, _hint: u64) -> u64 {
+        lru_heap_bytes(budget_bits, params.entry_bits)
+    }
+}
+
+impl crate::Structure for FpBuffering {
+    const NAME: &'static str = "fp_buffering";
+    type Params = FpBufferingParams;
+    const RELATIVE_COST: f64 = 8.0;
+
+    fn new(budget_bits: u64, params: &FpBufferingParams, seed: u64) -> Result<Self> {
+        Self::new(budget_bits, params, seed)
+    }
+
+    fn memory_bits_for(budget_bits: u64, params: &FpBufferingParams) -> Result<u64> {
+        Self::memory_bits_for(budget_bits, params)
+    }
+
+    fn heap_bytes_estimate(params: &FpBufferingParams, budget_bits: u64, _hint: u64) -> u64 {
+        lru_heap_bytes(budget_bits, params.entry_bits)
     }
 }
 

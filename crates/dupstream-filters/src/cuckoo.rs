@@ -350,7 +350,7 @@ impl DuplicateFilter for StreamingCuckoo {
     }
 
     fn name(&self) -> &'static str {
-        "cuckoo"
+        <Self as crate::Structure>::NAME
     }
 
     fn params(&self) -> Vec<(&'static str, String)> {
@@ -385,6 +385,20 @@ impl DuplicateFilter for StreamingCuckoo {
             kind: OccupancyKind::FilledFraction,
             value: self.filled as f64 / (self.buckets as f64 * f64::from(self.b)),
         }
+    }
+}
+
+impl crate::Structure for StreamingCuckoo {
+    const NAME: &'static str = "cuckoo";
+    type Params = CuckooParams;
+    const RELATIVE_COST: f64 = 2.0;
+
+    fn new(budget_bits: u64, params: &CuckooParams, seed: u64) -> Result<Self> {
+        Self::new(budget_bits, params, seed)
+    }
+
+    fn memory_bits_for(budget_bits: u64, params: &CuckooParams) -> Result<u64> {
+        memory_bits_for(budget_bits, params)
     }
 }
 

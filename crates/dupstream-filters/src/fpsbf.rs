@@ -433,7 +433,7 @@ impl DuplicateFilter for FpSbf {
     }
 
     fn name(&self) -> &'static str {
-        "fpsbf"
+        <Self as crate::Structure>::NAME
     }
 
     fn params(&self) -> Vec<(&'static str, String)> {
@@ -465,6 +465,20 @@ impl DuplicateFilter for FpSbf {
             kind: OccupancyKind::ZeroFraction,
             value: self.zeros as f64 / self.m as f64,
         }
+    }
+}
+
+impl crate::Structure for FpSbf {
+    const NAME: &'static str = "fpsbf";
+    type Params = FpSbfParams;
+    const RELATIVE_COST: f64 = 20.0;
+
+    fn new(budget_bits: u64, params: &FpSbfParams, seed: u64) -> Result<Self> {
+        Self::new(budget_bits, params, seed)
+    }
+
+    fn memory_bits_for(budget_bits: u64, params: &FpSbfParams) -> Result<u64> {
+        Self::memory_bits_for(budget_bits, params)
     }
 }
 

@@ -32,9 +32,11 @@ pub mod rsbf;
 pub mod sbf;
 pub mod spec;
 pub mod sqf;
+pub mod structure;
 pub mod theory;
 
 pub use error::{Error, Result};
+pub use structure::Structure;
 
 use dupstream_core::raw;
 /// The key hash, randomness and bit arrays shared with `dupstream-streams`; they live in

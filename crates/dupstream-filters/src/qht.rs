@@ -508,7 +508,7 @@ macro_rules! qht_variant {
             }
 
             fn name(&self) -> &'static str {
-                $name
+                <Self as crate::Structure>::NAME
             }
 
             fn params(&self) -> Vec<(&'static str, String)> {
@@ -522,6 +522,20 @@ macro_rules! qht_variant {
 
             fn occupancy(&self) -> Occupancy {
                 Occupancy { kind: OccupancyKind::FilledFraction, value: self.table.filled_fraction() }
+            }
+        }
+
+        impl crate::Structure for $ty {
+            const NAME: &'static str = $name;
+            type Params = QhtParams;
+            const RELATIVE_COST: f64 = 1.0;
+
+            fn new(budget_bits: u64, params: &QhtParams, seed: u64) -> Result<Self> {
+                Self::new(budget_bits, params, seed)
+            }
+
+            fn memory_bits_for(budget_bits: u64, params: &QhtParams) -> Result<u64> {
+                memory_bits_for(budget_bits, params)
             }
         }
     };

@@ -612,7 +612,7 @@ impl DuplicateFilter for Rsbf {
     }
 
     fn name(&self) -> &'static str {
-        NAME
+        <Self as crate::Structure>::NAME
     }
 
     fn params(&self) -> Vec<(&'static str, String)> {
@@ -636,5 +636,19 @@ impl DuplicateFilter for Rsbf {
             kind: OccupancyKind::Load,
             value: self.total_ones as f64 / self.memory_bits() as f64,
         }
+    }
+}
+
+impl crate::Structure for Rsbf {
+    const NAME: &'static str = NAME;
+    type Params = RsbfParams;
+    const RELATIVE_COST: f64 = 1.5;
+
+    fn new(budget_bits: u64, params: &RsbfParams, seed: u64) -> Result<Self> {
+        Self::new(budget_bits, params, seed)
+    }
+
+    fn memory_bits_for(budget_bits: u64, params: &RsbfParams) -> Result<u64> {
+        Self::memory_bits_for(budget_bits, params)
     }
 }

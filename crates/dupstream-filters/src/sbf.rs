@@ -534,7 +534,7 @@ impl DuplicateFilter for StableBloomFilter {
     }
 
     fn name(&self) -> &'static str {
-        "sbf"
+        <Self as crate::Structure>::NAME
     }
 
     fn params(&self) -> Vec<(&'static str, String)> {
@@ -561,6 +561,37 @@ impl DuplicateFilter for StableBloomFilter {
         Occupancy {
             kind: OccupancyKind::ZeroFraction,
             value: self.zeros as f64 / self.m as f64,
+        }
+    }
+}
+
+impl crate::Structure for StableBloomFilter {
+    const NAME: &'static str = "sbf";
+    type Params = SbfParams;
+    const RELATIVE_COST: f64 = 3.0;
+
+    fn new(budget_bits: u64, params: &SbfParams, seed: u64) -> Result<Self> {
+        Self::new(budget_bits, params, seed)
+    }
+
+    fn memory_bits_for(budget_bits: u64, params: &SbfParams) -> Result<u64> {
+        Self::memory_bits_for(budget_bits, params)
+    }
+
+    /// An SBF touches K probe cells and P decrement cells (P from Eq. 17 when given as `fps`),
+    /// half a Bloom step per cell.
+    fn cost_at(params: &SbfParams, budget_bits: u64) -> f64 {
+        let m = budget_bits / u64::from(cell_bits(params.max.max(1))).max(1);
+        let cells = match (params.p, params.fps) {
+            (Some(pp), _) => pp as f64,
+            (None, Some(fps)) => crate::theory::p_for_fps(m.max(1), params.k, params.max, fps),
+            (None, None) => 4.0,
+        };
+        let cost = (f64::from(params.k) + cells) / 2.0;
+        if cost.is_finite() {
+            cost.max(1.0)
+        } else {
+            Self::RELATIVE_COST
         }
     }
 }

@@ -268,7 +268,7 @@ impl DuplicateFilter for Sqf {
     }
 
     fn name(&self) -> &'static str {
-        "sqf"
+        <Self as crate::Structure>::NAME
     }
 
     fn params(&self) -> Vec<(&'static str, String)> {
@@ -305,6 +305,20 @@ impl DuplicateFilter for Sqf {
             kind: OccupancyKind::FilledFraction,
             value: self.table.filled_fraction(),
         }
+    }
+}
+
+impl crate::Structure for Sqf {
+    const NAME: &'static str = "sqf";
+    type Params = SqfParams;
+    const RELATIVE_COST: f64 = 1.5;
+
+    fn new(budget_bits: u64, params: &SqfParams, seed: u64) -> Result<Self> {
+        Self::new(budget_bits, params, seed)
+    }
+
+    fn memory_bits_for(budget_bits: u64, params: &SqfParams) -> Result<u64> {
+        memory_bits_for(budget_bits, params)
     }
 }
 
