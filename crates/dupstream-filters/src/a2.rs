@@ -239,16 +239,13 @@ impl DuplicateFilter for A2 {
         <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         vec![
-            ("fpr", self.fpr.to_string()),
-            ("m_per_filter", self.m.to_string()),
-            ("k", self.k.to_string()),
-            ("capacity", self.capacity.to_string()),
-            (
-                "fpr_at_capacity",
-                bloom_fpr(self.k, self.capacity, self.m).to_string(),
-            ),
+            crate::Param::new("fpr", self.fpr),
+            crate::Param::new("m_per_filter", self.m),
+            crate::Param::new("k", self.k),
+            crate::Param::new("capacity", self.capacity),
+            crate::Param::new("fpr_at_capacity", bloom_fpr(self.k, self.capacity, self.m)),
         ]
     }
 
@@ -428,7 +425,7 @@ mod tests {
             (f.memory_bits(), f.capacity(), f.k(), f.name()),
             (10_000, 1039, 3, "a2")
         );
-        assert_eq!(f.params()[0], ("fpr", "0.1".to_string()));
+        assert_eq!(f.params()[0], crate::Param::new("fpr", 0.1));
     }
 
     #[test]

@@ -401,18 +401,15 @@ impl DuplicateFilter for BDbf {
         <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         vec![
-            ("window", self.window.to_string()),
-            ("cell_bits", self.width.to_string()),
-            ("blocks", self.blocks.to_string()),
-            ("k", self.k.to_string()),
-            ("m", self.m.to_string()),
-            ("insert_value", self.value.to_string()),
-            (
-                "forget_gap",
-                forget_gap(self.window, self.blocks).to_string(),
-            ),
+            crate::Param::new("window", self.window),
+            crate::Param::new("cell_bits", self.width),
+            crate::Param::new("blocks", self.blocks),
+            crate::Param::new("k", self.k),
+            crate::Param::new("m", self.m),
+            crate::Param::new("insert_value", self.value),
+            crate::Param::new("forget_gap", forget_gap(self.window, self.blocks)),
         ]
     }
 
@@ -731,7 +728,7 @@ mod tests {
             ),
             (9984, 2496, 429, 15, "bdbf")
         );
-        assert_eq!(f.params()[0], ("window", "6000".to_string()));
+        assert_eq!(f.params()[0].to_string(), "window=6000");
     }
 
     #[test]

@@ -219,17 +219,13 @@ impl DuplicateFilter for BloomFilter {
         <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let n = self.n.map_or_else(|| "-".to_string(), |n| n.to_string());
-        let fpr = self.n.map_or_else(
-            || "-".to_string(),
-            |n| false_positive_rate(self.k, n, self.m).to_string(),
-        );
+    fn params(&self) -> Vec<crate::Param> {
+        let fpr = self.n.map(|n| false_positive_rate(self.k, n, self.m));
         vec![
-            ("k", self.k.to_string()),
-            ("n", n),
-            ("m", self.m.to_string()),
-            ("fpr_at_n", fpr),
+            crate::Param::new("k", self.k),
+            crate::Param::new("n", self.n),
+            crate::Param::new("m", self.m),
+            crate::Param::new("fpr_at_n", fpr),
         ]
     }
 
@@ -383,7 +379,7 @@ mod tests {
             Ok(12_345)
         );
         assert_eq!(f.name(), "bloom");
-        assert_eq!(f.params()[0], ("k", "2".to_string()));
+        assert_eq!(f.params()[0], crate::Param::new("k", 2u32));
     }
 
     #[test]

@@ -398,8 +398,11 @@ impl<const V: u8> Core<V> {
         u64::from(self.k) * (self.s + Self::VARIANT.reserved_per_filter())
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
-        vec![("k", self.k.to_string()), ("s", self.s.to_string())]
+    fn params(&self) -> Vec<crate::Param> {
+        vec![
+            crate::Param::new("k", self.k),
+            crate::Param::new("s", self.s),
+        ]
     }
 
     fn occupancy(&self) -> Occupancy {
@@ -468,7 +471,7 @@ macro_rules! filter_type {
             fn name(&self) -> &'static str {
                 <Self as crate::Structure>::NAME
             }
-            fn params(&self) -> Vec<(&'static str, String)> {
+            fn params(&self) -> Vec<crate::Param> {
                 self.core.params()
             }
             fn occupancy(&self) -> Occupancy {

@@ -344,10 +344,10 @@ impl DuplicateFilter for LruBuffering {
         <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         vec![
-            ("entry_bits", self.entry_bits.to_string()),
-            ("capacity", self.capacity().to_string()),
+            crate::Param::new("entry_bits", self.entry_bits),
+            crate::Param::new("capacity", self.capacity()),
         ]
     }
 
@@ -438,14 +438,14 @@ impl DuplicateFilter for FpBuffering {
         <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         vec![
-            ("q", self.q.to_string()),
-            ("entry_bits", self.entry_bits.to_string()),
-            ("capacity", self.capacity().to_string()),
-            (
+            crate::Param::new("q", self.q),
+            crate::Param::new("entry_bits", self.entry_bits),
+            crate::Param::new("capacity", self.capacity()),
+            crate::Param::new(
                 "expected_fp_rate",
-                expected_fp_rate(self.q, self.capacity(), self.entry_bits).to_string(),
+                expected_fp_rate(self.q, self.capacity(), self.entry_bits),
             ),
         ]
     }
@@ -718,7 +718,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!((f.memory_bits(), f.name()), (960, "fp_buffering"));
-        assert_eq!(f.params()[0], ("q", "0.1".to_string()));
+        assert_eq!(f.params()[0], crate::Param::new("q", 0.1));
     }
 
     #[test]

@@ -353,30 +353,28 @@ impl DuplicateFilter for StreamingCuckoo {
         <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         let p = &self.params;
         vec![
-            ("f", p.f.to_string()),
-            ("b", p.b.to_string()),
-            ("max_num_kicks", p.max_num_kicks.to_string()),
-            (
+            crate::Param::new("f", p.f),
+            crate::Param::new("b", p.b),
+            crate::Param::new("max_num_kicks", p.max_num_kicks),
+            crate::Param::new(
                 "zero_fingerprint",
                 match p.zero_fingerprint {
                     ZeroFingerprint::Increment => "increment",
                     ZeroFingerprint::Rehash => "rehash",
-                }
-                .to_string(),
+                },
             ),
-            ("insert_duplicates", p.insert_duplicates.to_string()),
-            (
+            crate::Param::new("insert_duplicates", p.insert_duplicates),
+            crate::Param::new(
                 "buckets_rule",
                 match p.buckets {
                     CuckooBuckets::Fill => "fill",
                     CuckooBuckets::PowerOfTwo => "power_of_two",
-                }
-                .to_string(),
+                },
             ),
-            ("buckets", self.buckets.to_string()),
+            crate::Param::new("buckets", self.buckets),
         ]
     }
 

@@ -61,7 +61,7 @@ impl DuplicateFilter for Exact {
     fn name(&self) -> &'static str {
         <Self as crate::Structure>::NAME
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         Vec::new()
     }
     fn occupancy(&self) -> Occupancy {

@@ -436,26 +436,25 @@ impl DuplicateFilter for FpSbf {
         <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let fps = self.fps.map_or_else(|| "-".to_string(), |f| f.to_string());
+    fn params(&self) -> Vec<crate::Param> {
         let l = self.l as f64;
         vec![
-            ("c", self.c.to_string()),
-            ("f", self.f.to_string()),
-            ("k", self.k.to_string()),
-            ("xi", self.xi.to_string()),
-            ("fps", fps),
-            ("fingerprint_update", self.update.as_str().to_string()),
-            ("max", self.max.to_string()),
-            ("m", self.m.to_string()),
-            ("l", self.l.to_string()),
-            (
+            crate::Param::new("c", self.c),
+            crate::Param::new("f", self.f),
+            crate::Param::new("k", self.k),
+            crate::Param::new("xi", self.xi),
+            crate::Param::new("fps", self.fps),
+            crate::Param::new("fingerprint_update", self.update.as_str()),
+            crate::Param::new("max", self.max),
+            crate::Param::new("m", self.m),
+            crate::Param::new("l", self.l),
+            crate::Param::new(
                 "stable_zero_fraction",
-                stable_zero_fraction(l, self.k, self.max, self.m).to_string(),
+                stable_zero_fraction(l, self.k, self.max, self.m),
             ),
-            (
+            crate::Param::new(
                 "counter_fp_rate",
-                counter_fp_rate(l, self.k, self.max, self.m).to_string(),
+                counter_fp_rate(l, self.k, self.max, self.m),
             ),
         ]
     }
@@ -742,7 +741,7 @@ mod tests {
             (filt.memory_bits(), filt.m(), filt.name()),
             (10_000, 1250, "fpsbf")
         );
-        assert_eq!(filt.params()[0], ("c", "3".to_string()));
+        assert_eq!(filt.params()[0], crate::Param::new("c", 3u32));
     }
 
     #[test]

@@ -511,12 +511,12 @@ macro_rules! qht_variant {
                 <Self as crate::Structure>::NAME
             }
 
-            fn params(&self) -> Vec<(&'static str, String)> {
+            fn params(&self) -> Vec<crate::Param> {
                 vec![
-                    ("k", self.params.k.to_string()),
-                    ("s", self.params.s.to_string()),
-                    ("rows", self.table.rows().to_string()),
-                    ("fingerprints", fingerprint_count(self.params.s).to_string()),
+                    crate::Param::new("k", self.params.k),
+                    crate::Param::new("s", self.params.s),
+                    crate::Param::new("rows", self.table.rows()),
+                    crate::Param::new("fingerprints", fingerprint_count(self.params.s)),
                 ]
             }
 
@@ -945,10 +945,10 @@ mod tests {
         assert_eq!(
             f.params(),
             vec![
-                ("k", "2".to_string()),
-                ("s", "5".to_string()),
-                ("rows", "100".to_string()),
-                ("fingerprints", "31".to_string())
+                crate::Param::new("k", 2u32),
+                crate::Param::new("s", 5u32),
+                crate::Param::new("rows", 100u64),
+                crate::Param::new("fingerprints", 31.0)
             ]
         );
     }

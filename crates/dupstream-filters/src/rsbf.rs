@@ -615,19 +615,19 @@ impl DuplicateFilter for Rsbf {
         <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let mut v = vec![("k", self.k.to_string())];
+    fn params(&self) -> Vec<crate::Param> {
+        let mut v = vec![crate::Param::new("k", self.k)];
         if self.params.k.is_none() {
-            v.push((
+            v.push(crate::Param::new(
                 "fpr_t",
-                self.params.fpr_t.unwrap_or(DEFAULT_FPR_T).to_string(),
+                self.params.fpr_t.unwrap_or(DEFAULT_FPR_T),
             ));
-            v.push(("k_rule", self.params.k_rule.as_str().to_string()));
+            v.push(crate::Param::new("k_rule", self.params.k_rule.as_str()));
         }
-        v.push(("p_star", self.params.p_star.to_string()));
-        v.push(("reading", self.params.reading.as_str().to_string()));
-        v.push(("s", self.s.to_string()));
-        v.push(("phase3_start", self.phase3_start.to_string()));
+        v.push(crate::Param::new("p_star", self.params.p_star));
+        v.push(crate::Param::new("reading", self.params.reading.as_str()));
+        v.push(crate::Param::new("s", self.s));
+        v.push(crate::Param::new("phase3_start", self.phase3_start));
         v
     }
 

@@ -537,23 +537,17 @@ impl DuplicateFilter for StableBloomFilter {
         <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         vec![
-            ("max", self.max.to_string()),
-            ("k", self.k.to_string()),
-            ("p", self.p.to_string()),
-            (
-                "fps",
-                self.fps.map_or_else(|| "-".to_string(), |f| f.to_string()),
-            ),
-            ("decrement", self.decrement.as_str().to_string()),
-            ("d", self.d.to_string()),
-            ("m", self.m.to_string()),
-            ("fps_bound", self.fps_bound().to_string()),
-            (
-                "stable_zero_fraction",
-                self.stable_zero_fraction().to_string(),
-            ),
+            crate::Param::new("max", self.max),
+            crate::Param::new("k", self.k),
+            crate::Param::new("p", self.p),
+            crate::Param::new("fps", self.fps),
+            crate::Param::new("decrement", self.decrement.as_str()),
+            crate::Param::new("d", self.d),
+            crate::Param::new("m", self.m),
+            crate::Param::new("fps_bound", self.fps_bound()),
+            crate::Param::new("stable_zero_fraction", self.stable_zero_fraction()),
         ]
     }
 
@@ -835,7 +829,7 @@ mod tests {
         // A loose target still decrements at least one cell.
         let f = StableBloomFilter::new(1 << 12, &SbfParams::with_fps(1, 2, 0.5), 0).unwrap();
         assert_eq!(f.p(), 1);
-        let names: Vec<&str> = f.params().iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = f.params().iter().map(|p| p.name).collect();
         assert_eq!(
             names,
             [

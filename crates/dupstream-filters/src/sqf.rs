@@ -271,32 +271,25 @@ impl DuplicateFilter for Sqf {
         <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         let p = &self.params;
         let rows = self.table.rows();
-        let q = if rows.is_power_of_two() {
-            rows.ilog2().to_string()
-        } else {
-            "-".to_string()
-        };
+        let q = rows.is_power_of_two().then(|| rows.ilog2());
         vec![
-            ("k", p.k.to_string()),
-            ("r", p.r.to_string()),
-            ("r_prime", p.r_prime.to_string()),
-            (
+            crate::Param::new("k", p.k),
+            crate::Param::new("r", p.r),
+            crate::Param::new("r_prime", p.r_prime),
+            crate::Param::new(
                 "rows_rule",
                 match p.rows {
-                    SqfRows::PowerOfTwo => "power_of_two".to_string(),
-                    SqfRows::Fill => "fill".to_string(),
+                    SqfRows::PowerOfTwo => "power_of_two",
+                    SqfRows::Fill => "fill",
                 },
             ),
-            ("q", q),
-            ("rows", rows.to_string()),
-            ("sigma", sigma(p.r, p.r_prime).to_string()),
-            (
-                "fingerprints",
-                fingerprint_count(p.r, p.r_prime).to_string(),
-            ),
+            crate::Param::new("q", q),
+            crate::Param::new("rows", rows),
+            crate::Param::new("sigma", sigma(p.r, p.r_prime)),
+            crate::Param::new("fingerprints", fingerprint_count(p.r, p.r_prime)),
         ]
     }
 
@@ -554,6 +547,6 @@ mod tests {
         let vc: Vec<bool> = keys.iter().map(|&h| c.step(h)).collect();
         assert_ne!(va, vc);
         assert_eq!(a.name(), "sqf");
-        assert_eq!(a.params()[4], ("q", "8".to_string()));
+        assert_eq!(a.params()[4], crate::Param::new("q", 8u32));
     }
 }
