@@ -51,11 +51,12 @@ fn default_fpr() -> f64 {
 /// ```toml
 /// fpr = 0.1   # target false positive rate of each filter at capacity (default 0.1, the QHT paper's)
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct A2Params {
     /// Target false positive rate of each of the two Bloom filters when it holds its capacity.
-    #[serde(default = "default_fpr")]
+    #[cfg_attr(feature = "serde", serde(default = "default_fpr"))]
     pub fpr: f64,
 }
 

@@ -71,20 +71,21 @@ fn default_cell_bits() -> u32 {
 /// # blocks = 429   # default ceil(W / (2^cell_bits - 2))
 /// # k = 4          # default round(ln2 · m / W), clamped to 1..=16
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct BDbfParams {
     /// `W`, the sliding window in elements.
-    #[serde(default = "default_window")]
+    #[cfg_attr(feature = "serde", serde(default = "default_window"))]
     pub window: u64,
     /// Bits per counter: 2, 4, 8 or 16.
-    #[serde(default = "default_cell_bits")]
+    #[cfg_attr(feature = "serde", serde(default = "default_cell_bits"))]
     pub cell_bits: u32,
     /// `B`, the number of blocks (one decayed per arrival).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub blocks: Option<u64>,
     /// `k`, the number of hash functions.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub k: Option<u32>,
 }
 

@@ -32,15 +32,16 @@ pub const MAX_K: u32 = 256;
 /// ```toml
 /// k = 7          # or: n = 100_000  (expected distinct elements; K = optimal_k(m, n))
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct BloomParams {
     /// `K`, the number of hash functions (1..=[`MAX_K`]).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub k: Option<u32>,
     /// `n`, the number of distinct elements the filter is sized for; `K` is then
     /// [`optimal_k`]`(m, n)` (Section 2.3 / 5.2).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub n: Option<u64>,
 }
 

@@ -77,11 +77,12 @@ fn default_k() -> u32 {
 macro_rules! params_struct {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-        #[serde(deny_unknown_fields)]
+        #[derive(Debug, Clone, PartialEq)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
         pub struct $name {
             /// Number of Bloom filters `k` (1..=64; default 2, journal Section 6.1).
-            #[serde(default = "default_k")]
+            #[cfg_attr(feature = "serde", serde(default = "default_k"))]
             pub k: u32,
         }
 

@@ -56,12 +56,13 @@ fn default_entry_bits() -> u32 {
 /// ```toml
 /// entry_bits = 32   # default 64 (Section 5.2: 64 bits per URL fingerprint, 32 per synthetic element)
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct LruBufferingParams {
     /// Bits charged per buffer entry: 64 (the key hash, exact) or 32 (a 32-bit fingerprint,
     /// collisions possible). Default 64.
-    #[serde(default = "default_entry_bits")]
+    #[cfg_attr(feature = "serde", serde(default = "default_entry_bits"))]
     pub entry_bits: u32,
 }
 
@@ -79,14 +80,15 @@ impl Default for LruBufferingParams {
 /// q = 0.1           # probability of answering DUPLICATE on a miss (= the target FP rate)
 /// entry_bits = 64
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct FpBufferingParams {
     /// `q`, the probability that a miss is reported as DUPLICATE (Section 5.2). Set it to the
     /// false positive rate to match, see [`q_for_fp_rate`].
     pub q: f64,
     /// Bits charged per buffer entry: 64 or 32, as for [`LruBufferingParams::entry_bits`].
-    #[serde(default = "default_entry_bits")]
+    #[cfg_attr(feature = "serde", serde(default = "default_entry_bits"))]
     pub entry_bits: u32,
 }
 
@@ -751,6 +753,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "serde")]
     fn params_deserialize_with_defaults_and_reject_unknown_fields() {
         use serde::Deserialize;
         use serde::de::value::{Error as DeError, MapDeserializer};

@@ -74,8 +74,9 @@ impl DuplicateFilter for Exact {
 }
 
 /// Parameters of the exact baseline (none).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct ExactParams {}
 
 impl crate::Structure for Exact {

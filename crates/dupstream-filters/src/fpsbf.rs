@@ -90,8 +90,9 @@ pub const MAX_C: u32 = 16;
 const FINGERPRINT_SALT: u64 = 0xf95b_f0a7;
 
 /// How an insertion updates a fingerprint cell (see the module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum FingerprintUpdate {
     /// `FPC ← h_fp(x)`: the cell keeps its last writer's fingerprint (default reading).
     #[default]
@@ -119,8 +120,9 @@ impl FingerprintUpdate {
 /// fps = 0.1    # or: l = 10
 /// # fingerprint_update = "xor"   # literal Algorithm 4; default "overwrite"
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct FpSbfParams {
     /// `c`, bits per counter (1..=16); `Max = 2^c − 1`.
     pub c: u32,
@@ -131,13 +133,13 @@ pub struct FpSbfParams {
     /// `ξ`, the eviction rate: probability that an UNSEEN element triggers a deletion.
     pub xi: f64,
     /// `L`, the number of cells decremented per deletion.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub l: Option<u64>,
     /// Target false positive rate `FPS`; `L` is then derived with Eq. 21 ([`l_for_fps`]).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub fps: Option<f64>,
     /// How insertion updates a fingerprint cell.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub fingerprint_update: FingerprintUpdate,
 }
 

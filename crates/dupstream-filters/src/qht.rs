@@ -83,14 +83,15 @@ fn default_s() -> u32 {
 ///
 /// The defaults are the QHT of the paper's §6.1 benchmark: one bucket per row, 3-bit
 /// fingerprints (asymptotic FPR `1/7`).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct QhtParams {
     /// `k`: buckets per row (§6.1: 1).
-    #[serde(default = "default_k")]
+    #[cfg_attr(feature = "serde", serde(default = "default_k"))]
     pub k: u32,
     /// `s` (`σ` in Algorithm 1): bits per fingerprint (§6.1: 3).
-    #[serde(default = "default_s")]
+    #[cfg_attr(feature = "serde", serde(default = "default_s"))]
     pub s: u32,
 }
 

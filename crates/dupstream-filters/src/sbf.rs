@@ -62,8 +62,9 @@ pub const MAX_P: u64 = 1 << 16;
 pub const MAX_MAX: u64 = (1 << PackedArray::MAX_WIDTH) - 1;
 
 /// Which `P` cells are decremented in each iteration.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Decrement {
     /// `P` distinct cells drawn uniformly at random (Algorithm 1).
     #[default]
@@ -83,8 +84,9 @@ impl Decrement {
 }
 
 /// How `P` is rounded when it is derived from `fps` by Eq. 17.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum PRounding {
     /// Round down, as the paper does (the bound of Eq. 8 then slightly exceeds `fps`).
     #[default]
@@ -93,10 +95,12 @@ pub enum PRounding {
     Ceil,
 }
 
+#[cfg(feature = "serde")] // only the serde default uses it
 fn default_max() -> u64 {
     1
 }
 
+#[cfg(feature = "serde")] // only the serde default uses it
 fn default_k() -> u32 {
     2
 }
@@ -112,26 +116,27 @@ fn default_k() -> u32 {
 /// k = 2                     # default
 /// decrement = "adjacent"    # default "independent"
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct SbfParams {
     /// `Max`, the value cells are set to (default 1).
-    #[serde(default = "default_max")]
+    #[cfg_attr(feature = "serde", serde(default = "default_max"))]
     pub max: u64,
     /// `K`, the number of cells probed and set per element (default 2).
-    #[serde(default = "default_k")]
+    #[cfg_attr(feature = "serde", serde(default = "default_k"))]
     pub k: u32,
     /// `P`, the number of cells decremented per element.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub p: Option<u64>,
     /// `FPS`, the acceptable false positive rate; `P` then follows from Eq. 17.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub fps: Option<f64>,
     /// How the `P` cells are chosen (default independent).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub decrement: Decrement,
     /// How Eq. 17's real `P` is rounded when `fps` is given (default floor, as the paper).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub p_rounding: PRounding,
 }
 

@@ -16,7 +16,6 @@ use crate::rsbf::Rsbf;
 use crate::sbf::StableBloomFilter;
 use crate::sqf::Sqf;
 use crate::{DuplicateFilter, Result, Structure, exact::Exact};
-use serde::{Deserialize, Serialize};
 
 /// The exact baseline's parameters (none), where they used to be defined.
 pub use crate::exact::ExactParams;
@@ -51,13 +50,14 @@ macro_rules! registry {
         )*
 
         /// A structure and its parameters, as named in experiment files.
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(tag = "name", rename_all = "snake_case")]
+        #[derive(Debug, Clone, PartialEq)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        #[cfg_attr(feature = "serde", serde(tag = "name", rename_all = "snake_case"))]
         #[non_exhaustive]
         pub enum FilterSpec {
             $(
                 #[doc = concat!("`name = \"", $name, "\"`: [`", stringify!($ty), "`]")]
-                #[serde(rename = $name)]
+                #[cfg_attr(feature = "serde", serde(rename = $name))]
                 $variant(<$ty as Structure>::Params),
             )*
         }

@@ -68,8 +68,9 @@ fn default_r_prime() -> u32 {
 }
 
 /// How the number of rows is derived from the memory budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum SqfRows {
     /// `2^q` rows, `q = ⌊log2(M/(k·σ))⌋`: the SQF as defined (§2.4, `M = 2^q·k·σ`).
     #[default]
@@ -80,21 +81,22 @@ pub enum SqfRows {
 
 /// Parameters of [`Sqf`]. The defaults are the §6.1 benchmark's SQF: one cell per row,
 /// `r = 2`, `r' = 1` (3-bit cells, asymptotic FPR 1/4).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct SqfParams {
     /// `k`: cells per row (§6.1: 1; the SQF paper's recommendation, 4, gives FPR 1 with
     /// `r = 2`, `r' = 1`; see the module doc).
-    #[serde(default = "default_k")]
+    #[cfg_attr(feature = "serde", serde(default = "default_k"))]
     pub k: u32,
     /// `r`: remainder bits (§6.1: 2).
-    #[serde(default = "default_r")]
+    #[cfg_attr(feature = "serde", serde(default = "default_r"))]
     pub r: u32,
     /// `r'`: remainder bits kept verbatim in the fingerprint, `r' < r` (§6.1: 1).
-    #[serde(default = "default_r_prime")]
+    #[cfg_attr(feature = "serde", serde(default = "default_r_prime"))]
     pub r_prime: u32,
     /// Row count rule; `q` is derived from the budget.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub rows: SqfRows,
 }
 
