@@ -258,19 +258,12 @@ impl DuplicateFilter for A2 {
     }
 }
 
-impl crate::Structure for A2 {
-    const NAME: &'static str = "a2";
-    type Params = A2Params;
-    const RELATIVE_COST: f64 = 2.0;
-
-    fn new(budget_bits: u64, params: &A2Params, seed: u64) -> Result<Self> {
-        Self::new(budget_bits, params, seed)
-    }
-
-    fn memory_bits_for(budget_bits: u64, params: &A2Params) -> Result<u64> {
-        Self::memory_bits_for(budget_bits, params)
-    }
-}
+crate::structure::impl_structure!(A2 {
+    name: "a2",
+    params: A2Params,
+    cost: 2.0,
+    memory_bits_for: A2::memory_bits_for,
+});
 
 #[cfg(test)]
 mod tests {

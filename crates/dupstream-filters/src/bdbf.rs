@@ -427,19 +427,12 @@ impl DuplicateFilter for BDbf {
     }
 }
 
-impl crate::Structure for BDbf {
-    const NAME: &'static str = "bdbf";
-    type Params = BDbfParams;
-    const RELATIVE_COST: f64 = 10.0;
-
-    fn new(budget_bits: u64, params: &BDbfParams, seed: u64) -> Result<Self> {
-        Self::new(budget_bits, params, seed)
-    }
-
-    fn memory_bits_for(budget_bits: u64, params: &BDbfParams) -> Result<u64> {
-        Self::memory_bits_for(budget_bits, params)
-    }
-}
+crate::structure::impl_structure!(BDbf {
+    name: "bdbf",
+    params: BDbfParams,
+    cost: 10.0,
+    memory_bits_for: BDbf::memory_bits_for,
+});
 
 #[cfg(test)]
 mod tests {

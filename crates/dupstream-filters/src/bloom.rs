@@ -238,19 +238,12 @@ impl DuplicateFilter for BloomFilter {
     }
 }
 
-impl crate::Structure for BloomFilter {
-    const NAME: &'static str = "bloom";
-    type Params = BloomParams;
-    const RELATIVE_COST: f64 = 1.0;
-
-    fn new(budget_bits: u64, params: &BloomParams, seed: u64) -> Result<Self> {
-        Self::new(budget_bits, params, seed)
-    }
-
-    fn memory_bits_for(budget_bits: u64, params: &BloomParams) -> Result<u64> {
-        Self::memory_bits_for(budget_bits, params)
-    }
-}
+crate::structure::impl_structure!(BloomFilter {
+    name: "bloom",
+    params: BloomParams,
+    cost: 1.0,
+    memory_bits_for: BloomFilter::memory_bits_for,
+});
 
 #[cfg(test)]
 mod tests {

@@ -480,19 +480,12 @@ macro_rules! filter_type {
             }
         }
 
-        impl crate::Structure for $name {
-            const NAME: &'static str = $label;
-            type Params = $params;
-            const RELATIVE_COST: f64 = $cost;
-
-            fn new(budget_bits: u64, params: &$params, seed: u64) -> Result<Self> {
-                Self::new(budget_bits, params, seed)
-            }
-
-            fn memory_bits_for(budget_bits: u64, params: &$params) -> Result<u64> {
-                Self::memory_bits_for(budget_bits, params)
-            }
-        }
+        crate::structure::impl_structure!($name {
+            name: $label,
+            params: $params,
+            cost: $cost,
+            memory_bits_for: $name::memory_bits_for,
+        });
     };
 }
 

@@ -466,41 +466,24 @@ fn lru_heap_bytes(budget_bits: u64, entry_bits: u32) -> u64 {
     budget_bits / u64::from(entry_bits) * 48 + 4096
 }
 
-impl crate::Structure for LruBuffering {
-    const NAME: &'static str = "lru_buffering";
-    type Params = LruBufferingParams;
-    const RELATIVE_COST: f64 = 8.0;
+/// Both buffers: the same cost and the same uncharged index.
+macro_rules! buffering_structure {
+    ($ty:ident, $name:literal, $params:ident) => {
+        crate::structure::impl_structure!($ty {
+            name: $name,
+            params: $params,
+            cost: 8.0,
+            memory_bits_for: $ty::memory_bits_for,
+        }
 
-    fn new(budget_bits: u64, params: &LruBufferingParams, seed: u64) -> Result<Self> {
-        Self::new(budget_bits, params, seed)
-    }
-
-    fn memory_bits_for(budget_bits: u64, params: &LruBufferingParams) -> Result<u64> {
-        Self::memory_bits_for(budget_bits, params)
-    }
-
-    fn heap_bytes_estimate(params: &LruBufferingParams, budget_bits: u64, _hint: u64) -> u64 {
-        lru_heap_bytes(budget_bits, params.entry_bits)
-    }
+            fn heap_bytes_estimate(params: &$params, budget_bits: u64, _hint: u64) -> u64 {
+                lru_heap_bytes(budget_bits, params.entry_bits)
+            }
+        );
+    };
 }
-
-impl crate::Structure for FpBuffering {
-    const NAME: &'static str = "fp_buffering";
-    type Params = FpBufferingParams;
-    const RELATIVE_COST: f64 = 8.0;
-
-    fn new(budget_bits: u64, params: &FpBufferingParams, seed: u64) -> Result<Self> {
-        Self::new(budget_bits, params, seed)
-    }
-
-    fn memory_bits_for(budget_bits: u64, params: &FpBufferingParams) -> Result<u64> {
-        Self::memory_bits_for(budget_bits, params)
-    }
-
-    fn heap_bytes_estimate(params: &FpBufferingParams, budget_bits: u64, _hint: u64) -> u64 {
-        lru_heap_bytes(budget_bits, params.entry_bits)
-    }
-}
+buffering_structure!(LruBuffering, "lru_buffering", LruBufferingParams);
+buffering_structure!(FpBuffering, "fp_buffering", FpBufferingParams);
 
 #[cfg(test)]
 mod tests {

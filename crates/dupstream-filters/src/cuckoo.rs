@@ -389,19 +389,12 @@ impl DuplicateFilter for StreamingCuckoo {
     }
 }
 
-impl crate::Structure for StreamingCuckoo {
-    const NAME: &'static str = "cuckoo";
-    type Params = CuckooParams;
-    const RELATIVE_COST: f64 = 2.0;
-
-    fn new(budget_bits: u64, params: &CuckooParams, seed: u64) -> Result<Self> {
-        Self::new(budget_bits, params, seed)
-    }
-
-    fn memory_bits_for(budget_bits: u64, params: &CuckooParams) -> Result<u64> {
-        memory_bits_for(budget_bits, params)
-    }
-}
+crate::structure::impl_structure!(StreamingCuckoo {
+    name: "cuckoo",
+    params: CuckooParams,
+    cost: 2.0,
+    memory_bits_for: memory_bits_for,
+});
 
 #[cfg(test)]
 mod tests {

@@ -469,19 +469,12 @@ impl DuplicateFilter for FpSbf {
     }
 }
 
-impl crate::Structure for FpSbf {
-    const NAME: &'static str = "fpsbf";
-    type Params = FpSbfParams;
-    const RELATIVE_COST: f64 = 20.0;
-
-    fn new(budget_bits: u64, params: &FpSbfParams, seed: u64) -> Result<Self> {
-        Self::new(budget_bits, params, seed)
-    }
-
-    fn memory_bits_for(budget_bits: u64, params: &FpSbfParams) -> Result<u64> {
-        Self::memory_bits_for(budget_bits, params)
-    }
-}
+crate::structure::impl_structure!(FpSbf {
+    name: "fpsbf",
+    params: FpSbfParams,
+    cost: 20.0,
+    memory_bits_for: FpSbf::memory_bits_for,
+});
 
 #[cfg(test)]
 mod tests {

@@ -526,19 +526,12 @@ macro_rules! qht_variant {
             }
         }
 
-        impl crate::Structure for $ty {
-            const NAME: &'static str = $name;
-            type Params = QhtParams;
-            const RELATIVE_COST: f64 = 1.0;
-
-            fn new(budget_bits: u64, params: &QhtParams, seed: u64) -> Result<Self> {
-                Self::new(budget_bits, params, seed)
-            }
-
-            fn memory_bits_for(budget_bits: u64, params: &QhtParams) -> Result<u64> {
-                memory_bits_for(budget_bits, params)
-            }
-        }
+        crate::structure::impl_structure!($ty {
+            name: $name,
+            params: QhtParams,
+            cost: 1.0,
+            memory_bits_for: memory_bits_for,
+        });
     };
 }
 

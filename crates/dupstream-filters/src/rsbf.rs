@@ -643,16 +643,9 @@ impl DuplicateFilter for Rsbf {
     }
 }
 
-impl crate::Structure for Rsbf {
-    const NAME: &'static str = NAME;
-    type Params = RsbfParams;
-    const RELATIVE_COST: f64 = 1.5;
-
-    fn new(budget_bits: u64, params: &RsbfParams, seed: u64) -> Result<Self> {
-        Self::new(budget_bits, params, seed)
-    }
-
-    fn memory_bits_for(budget_bits: u64, params: &RsbfParams) -> Result<u64> {
-        Self::memory_bits_for(budget_bits, params)
-    }
-}
+crate::structure::impl_structure!(Rsbf {
+    name: NAME,
+    params: RsbfParams,
+    cost: 1.5,
+    memory_bits_for: Rsbf::memory_bits_for,
+});

@@ -564,18 +564,12 @@ impl DuplicateFilter for StableBloomFilter {
     }
 }
 
-impl crate::Structure for StableBloomFilter {
-    const NAME: &'static str = "sbf";
-    type Params = SbfParams;
-    const RELATIVE_COST: f64 = 3.0;
-
-    fn new(budget_bits: u64, params: &SbfParams, seed: u64) -> Result<Self> {
-        Self::new(budget_bits, params, seed)
-    }
-
-    fn memory_bits_for(budget_bits: u64, params: &SbfParams) -> Result<u64> {
-        Self::memory_bits_for(budget_bits, params)
-    }
+crate::structure::impl_structure!(StableBloomFilter {
+    name: "sbf",
+    params: SbfParams,
+    cost: 3.0,
+    memory_bits_for: StableBloomFilter::memory_bits_for,
+}
 
     /// An SBF touches K probe cells and P decrement cells (P from Eq. 17 when given as `fps`),
     /// half a Bloom step per cell.
@@ -593,7 +587,7 @@ impl crate::Structure for StableBloomFilter {
             Self::RELATIVE_COST
         }
     }
-}
+);
 
 #[cfg(test)]
 mod tests {

@@ -303,19 +303,12 @@ impl DuplicateFilter for Sqf {
     }
 }
 
-impl crate::Structure for Sqf {
-    const NAME: &'static str = "sqf";
-    type Params = SqfParams;
-    const RELATIVE_COST: f64 = 1.5;
-
-    fn new(budget_bits: u64, params: &SqfParams, seed: u64) -> Result<Self> {
-        Self::new(budget_bits, params, seed)
-    }
-
-    fn memory_bits_for(budget_bits: u64, params: &SqfParams) -> Result<u64> {
-        memory_bits_for(budget_bits, params)
-    }
-}
+crate::structure::impl_structure!(Sqf {
+    name: "sqf",
+    params: SqfParams,
+    cost: 1.5,
+    memory_bits_for: memory_bits_for,
+});
 
 #[cfg(test)]
 mod tests {

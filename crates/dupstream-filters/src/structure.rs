@@ -55,3 +55,41 @@ pub trait Structure: DuplicateFilter + Sized + 'static {
         budget_bits / 8 + 4096
     }
 }
+
+/// Implements [`Structure`] for a type that already has an inherent
+/// `new(budget_bits, &params, seed)`: its name, parameter type, nominal cost and sizing
+/// function, then any items that override the defaults (`cost_at`, `heap_bytes_estimate`).
+///
+/// ```ignore
+/// impl_structure!(BloomFilter {
+///     name: "bloom",
+///     params: BloomParams,
+///     cost: 1.0,
+///     memory_bits_for: BloomFilter::memory_bits_for,
+/// });
+/// ```
+macro_rules! impl_structure {
+    ($ty:ty {
+        name: $name:expr,
+        params: $params:ty,
+        cost: $cost:expr,
+        memory_bits_for: $mem:expr $(,)?
+    } $($overrides:tt)*) => {
+        impl $crate::Structure for $ty {
+            const NAME: &'static str = $name;
+            type Params = $params;
+            const RELATIVE_COST: f64 = $cost;
+
+            fn new(budget_bits: u64, params: &$params, seed: u64) -> $crate::Result<Self> {
+                <$ty>::new(budget_bits, params, seed)
+            }
+
+            fn memory_bits_for(budget_bits: u64, params: &$params) -> $crate::Result<u64> {
+                ($mem)(budget_bits, params)
+            }
+
+            $($overrides)*
+        }
+    };
+}
+pub(crate) use impl_structure;
