@@ -2,23 +2,26 @@
 //
 // `DirectMapped` is a tiny duplicate detector: a table of 16-bit fingerprints, one slot per
 // key hash; an element is called a duplicate when its slot holds its fingerprint, and then
-// the slot takes it. It is registered with the runner under the name `direct_mapped`, after
-// which any experiment file may name it in an `[[algorithm]]` table, beside the built-in
-// structures:
+// the slot takes it. It implements the filters crate's two traits (`DuplicateFilter` to run,
+// `Structure` to be built from a memory budget) and is registered with the runner by type,
+// `Registry::builtin().with_structure::<DirectMapped>()`, after which any experiment file may
+// name it (`name = "direct_mapped"`) in an `[[algorithm]]` table, beside the built-in
+// structures. (A structure without the `Structure` trait registers with closures instead:
+// `Registry::with(CustomStructure::new(name, build).memory_bits_for(..).cost(..))`.)
 //
 //     cargo run --release -p dupstream-runner --example custom_structure
 //         runs the small experiment below and prints its table;
 //     cargo run --release -p dupstream-runner --example custom_structure -- run my.toml
 //         is the whole `dupstream` command line, with `direct_mapped` known.
 
-use dupstream_filters::{DuplicateFilter, Occupancy, OccupancyKind};
+use dupstream_filters::{DuplicateFilter, Error, Occupancy, OccupancyKind, Param, Structure};
+use dupstream_runner::Registry;
 use dupstream_runner::distribute::{self, RunOptions};
-use dupstream_runner::{Registry, Structure};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The parameters an `[[algorithm]]` table gives (`name = "direct_mapped"` plus these).
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DirectMappedParams {
     /// Bits per fingerprint (1 to 16).
@@ -33,9 +36,13 @@ pub struct DirectMapped {
     seed: u64,
 }
 
-impl DirectMapped {
-    /// The table that fits `budget_bits`.
-    pub fn new(budget_bits: u64, p: &DirectMappedParams, seed: u64) -> Result<Self, String> {
+impl Structure for DirectMapped {
+    const NAME: &'static str = "direct_mapped";
+    type Params = DirectMappedParams;
+    /// One probe per element, like a k=1 Bloom filter.
+    const RELATIVE_COST: f64 = 1.0;
+
+    fn new(budget_bits: u64, p: &DirectMappedParams, seed: u64) -> dupstream_filters::Result<Self> {
         let slots = Self::memory_bits_for(budget_bits, p)? / u64::from(p.fingerprint_bits);
         Ok(Self {
             slots: vec![0; slots as usize],
@@ -44,19 +51,24 @@ impl DirectMapped {
         })
     }
 
-    /// The bits used within `budget_bits`: whole slots only.
-    pub fn memory_bits_for(budget_bits: u64, p: &DirectMappedParams) -> Result<u64, String> {
+    /// Whole slots only.
+    fn memory_bits_for(budget_bits: u64, p: &DirectMappedParams) -> dupstream_filters::Result<u64> {
         if !(1..=16).contains(&p.fingerprint_bits) {
-            return Err(format!(
-                "fingerprint_bits = {} is not in 1..=16",
-                p.fingerprint_bits
-            ));
+            return Err(Error::InvalidParameter {
+                name: "fingerprint_bits",
+                value: p.fingerprint_bits.to_string(),
+                reason: "must be in 1..=16".into(),
+            });
         }
-        let slots = budget_bits / u64::from(p.fingerprint_bits);
-        if slots == 0 {
-            return Err(format!("{budget_bits} bits hold no slot"));
+        let bits = u64::from(p.fingerprint_bits);
+        if budget_bits < bits {
+            return Err(Error::BudgetTooSmall {
+                structure: Self::NAME,
+                budget_bits,
+                needed_bits: bits,
+            });
         }
-        Ok(slots * u64::from(p.fingerprint_bits))
+        Ok(budget_bits / bits * bits)
     }
 }
 
@@ -74,12 +86,12 @@ impl DuplicateFilter for DirectMapped {
         self.slots.len() as u64 * u64::from(self.bits)
     }
     fn name(&self) -> &'static str {
-        "direct_mapped"
+        Self::NAME
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<Param> {
         vec![
-            ("fingerprint_bits", self.bits.to_string()),
-            ("slots", self.slots.len().to_string()),
+            Param::new("fingerprint_bits", self.bits),
+            Param::new("slots", self.slots.len()),
         ]
     }
     fn occupancy(&self) -> Occupancy {
@@ -93,13 +105,7 @@ impl DuplicateFilter for DirectMapped {
 
 /// The runner's structures plus `direct_mapped`.
 pub fn registry() -> Registry {
-    Registry::builtin().with(
-        Structure::new("direct_mapped", |p: &DirectMappedParams, budget, seed| {
-            DirectMapped::new(budget, p, seed)
-        })
-        .memory_bits_for(|p: &DirectMappedParams, budget| DirectMapped::memory_bits_for(budget, p))
-        .cost(1.0),
-    )
+    Registry::builtin().with_structure::<DirectMapped>()
 }
 
 /// A small experiment: `direct_mapped` beside a Bloom filter and the exact baseline.
