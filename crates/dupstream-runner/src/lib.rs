@@ -15,4 +15,4 @@ pub mod plan;
 pub mod record;
 pub mod report;
 
-pub use plan::{Registry, Structure, StructureSpec};
+pub use plan::{CustomStructure, Registry, StructureSpec};

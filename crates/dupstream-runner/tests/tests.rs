@@ -5,6 +5,8 @@ mod util;
 mod adversarial;
 mod catalogue;
 mod cli;
+mod custom;
+mod deps;
 mod golden;
 mod readme;
 mod shard;

@@ -10,9 +10,7 @@ use super::part::{SHARD_FILE, ShardRecord, ShardStream, read_record};
 use super::pipeline::{Executed, Inputs, Session};
 use crate::plan::{Experiment, Registry};
 use crate::record::probe::unix_now;
-use crate::record::{
-    CellState, Identity, Manifest, ManifestStream, Outcome, ResultsDir, StreamRow, write_json,
-};
+use crate::record::{CellState, Manifest, Outcome, ResultsDir, StreamRow, write_json};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,26 +27,19 @@ pub fn merge(args: &[PathBuf], out: &Path, quiet: bool, registry: &Registry) -> 
     let by_shard = by_shard(finished, &unfinished, n)?;
     // The experiment, as recorded by the parts; its split must be the parts' split.
     let exp = crate::plan::load_with(&first_path.join("run.toml"), None, registry)?;
-    if exp.name != first.experiment || exp.scale != first.scale {
+    if exp.name != first.id.experiment || exp.scale != first.scale {
         bail!(
             "{}: run.toml does not match its {SHARD_FILE}",
             first_path.display()
         );
     }
     check_cells(&exp, &by_shard, n)?;
-    let dir = ResultsDir::open(out, &first.experiment_sha)?;
+    let dir = ResultsDir::open(out, &first.id.experiment_sha)?;
     let ran = gather(&dir, &exp, &by_shard)?;
     let records: Vec<&ShardRecord> = by_shard.values().map(|(_, r)| r).collect();
-    let id = Identity {
-        experiment: first.experiment.clone(),
-        experiment_file: first.experiment_file.clone(),
-        experiment_sha: first.experiment_sha.clone(),
-        git_revision: first.git_revision.clone(),
-        dupstream_version: first.dupstream_version.clone(),
-        rustc: first.rustc.clone(),
-    };
+    let id = first.id.clone();
     let threads = records.iter().map(|r| r.threads).max().unwrap_or(1);
-    let session = Session::new(exp, first.experiment_sha.clone(), id, threads);
+    let session = Session::new(exp, first.id.experiment_sha.clone(), id, threads);
     let first_part = ResultsDir::existing(&first_path);
     let outcome = || combined(&records, &ran);
     let shards = |m: &Manifest| write_json(&dir.join("shards.json"), &shards_json(m, &by_shard));
@@ -128,26 +119,26 @@ fn collect(parts: &[PathBuf]) -> Result<(Vec<Part>, Vec<PathBuf>)> {
 fn check_compatible(finished: &[Part]) -> Result<()> {
     let (first_path, first) = &finished[0];
     for (p, r) in &finished[1..] {
-        if r.experiment_sha != first.experiment_sha {
+        if r.id.experiment_sha != first.id.experiment_sha {
             bail!(
                 "{}: part of a different experiment file or scale ({} `{}`, digest {}) than {} ({} `{}`, digest {}); refusing to merge",
                 p.display(),
-                r.experiment,
-                r.experiment_file,
-                r.experiment_sha,
+                r.id.experiment,
+                r.id.experiment_file,
+                r.id.experiment_sha,
                 first_path.display(),
-                first.experiment,
-                first.experiment_file,
-                first.experiment_sha
+                first.id.experiment,
+                first.id.experiment_file,
+                first.id.experiment_sha
             );
         }
-        if r.git_revision != first.git_revision {
+        if r.id.git_revision != first.id.git_revision {
             bail!(
                 "{}: run at git revision {}, but {} at {}; refusing to merge parts of different revisions",
                 p.display(),
-                r.git_revision,
+                r.id.git_revision,
                 first_path.display(),
-                first.git_revision
+                first.id.git_revision
             );
         }
         if r.shards != first.shards {
@@ -171,8 +162,8 @@ fn by_shard(
     unfinished: &[PathBuf],
     n: usize,
 ) -> Result<BTreeMap<usize, Part>> {
-    let experiment = finished[0].1.experiment.clone();
-    let file = finished[0].1.experiment_file.clone();
+    let experiment = finished[0].1.id.experiment.clone();
+    let file = finished[0].1.id.experiment_file.clone();
     let mut by_shard: BTreeMap<usize, Part> = BTreeMap::new();
     for (p, r) in finished {
         if let Some((q, s)) = by_shard.get(&r.shard) {
@@ -233,7 +224,7 @@ fn check_cells(exp: &Experiment, by_shard: &BTreeMap<usize, Part>, n: usize) -> 
         }
         let part = ResultsDir::existing(p);
         for &c in &r.cells {
-            match part.cell_state(c, &r.experiment_sha, r.scale) {
+            match part.cell_state(c, &r.id.experiment_sha, r.scale) {
                 CellState::Done(_) => {}
                 CellState::Absent => bail!(
                     "{}: cell {c} of shard {i}/{n} is missing; rerun the shard with --resume",
@@ -296,16 +287,7 @@ fn combined(records: &[&ShardRecord], ran: &Executed) -> Outcome {
             .map(|r| r.estimated_peak_bytes)
             .max()
             .unwrap_or(0),
-        streams: stats
-            .values()
-            .map(|s| ManifestStream {
-                stream: s.stream.clone(),
-                n: s.n,
-                distinct: s.distinct,
-                oracle: s.oracle.clone(),
-                ground_truth_secs: s.ground_truth_secs,
-            })
-            .collect(),
+        streams: stats.values().map(|s| s.stats.clone()).collect(),
         cells: ran.timings.clone(),
     }
 }

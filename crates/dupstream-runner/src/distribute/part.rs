@@ -8,7 +8,9 @@ use super::assign::assign;
 use super::pipeline::{Session, gib};
 use crate::plan::cost::cells_secs;
 use crate::record::probe::{Machine, hostname, peak_rss, slurm_job};
-use crate::record::{CellState, CellTiming, Purpose, ResultsDir, read_json, write_json};
+use crate::record::{
+    CellState, CellTiming, Identity, ManifestStream, Purpose, ResultsDir, read_json, write_json,
+};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -21,24 +23,18 @@ pub const SHARD_FILE: &str = "shard.json";
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ShardStream {
     pub stream_index: usize,
-    pub stream: String,
-    pub n: u64,
-    pub distinct: u64,
-    pub oracle: String,
-    pub ground_truth_secs: f64,
+    #[serde(flatten)]
+    pub stats: ManifestStream,
 }
 
 /// `shard.json`: what a part is and what produced it. Written last: its presence marks the
 /// part finished.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ShardRecord {
-    pub experiment: String,
-    pub experiment_file: String,
-    /// [`crate::record::digest`] of the experiment as run (file, scale): parts merge only if equal.
-    pub experiment_sha: String,
-    pub git_revision: String,
-    pub dupstream_version: String,
-    pub rustc: String,
+    /// What produced the part: parts merge only if their experiment digests (file, scale) and
+    /// revisions are equal.
+    #[serde(flatten)]
+    pub id: Identity,
     pub scale: u64,
     pub shard: usize,
     pub shards: usize,
@@ -119,12 +115,7 @@ pub fn run(session: &Session, args: &PartArgs) -> Result<()> {
     dir.write_inputs(exp)?;
     let outcome = session.outcome(estimate, &ran);
     let record = ShardRecord {
-        experiment: session.id.experiment.clone(),
-        experiment_file: session.id.experiment_file.clone(),
-        experiment_sha: session.id.experiment_sha.clone(),
-        git_revision: session.id.git_revision.clone(),
-        dupstream_version: session.id.dupstream_version.clone(),
-        rustc: session.id.rustc.clone(),
+        id: session.id.clone(),
         scale: exp.scale,
         shard: shard.index,
         shards: shard.count,
@@ -145,11 +136,7 @@ pub fn run(session: &Session, args: &PartArgs) -> Result<()> {
             .iter()
             .map(|s| ShardStream {
                 stream_index: s.stream_index,
-                stream: s.stream.clone(),
-                n: s.n,
-                distinct: s.distinct,
-                oracle: s.oracle.clone(),
-                ground_truth_secs: s.truth_secs,
+                stats: ManifestStream::of(s),
             })
             .collect(),
         timings: ran.timings,
@@ -179,7 +166,7 @@ fn already_finished(
         );
     }
     if let Ok(rec) = read_record(path) {
-        if rec.experiment_sha == session.digest
+        if rec.id.experiment_sha == session.digest
             && rec.shards == shard.count
             && rec.shard == shard.index
             && rec.cells == mine

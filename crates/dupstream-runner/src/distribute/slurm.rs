@@ -354,6 +354,67 @@ fn split(exp: &Experiment, n: usize, cpus: usize, fixed_mem: Option<u64>) -> Spl
     Split { plan, mems, secs }
 }
 
+/// One line per item, each ending in a newline.
+fn lines(items: &[String], f: impl Fn(&String) -> String) -> String {
+    items.iter().map(|x| f(x) + "\n").collect()
+}
+
+/// The shell lines every job runs first: modules, setup lines and the fixed revision.
+fn prologue(args: &SlurmArgs, rev: &str) -> String {
+    fill(
+        PROLOGUE,
+        &[
+            (
+                "modules",
+                &lines(&args.modules, |m| format!("module load {m}")),
+            ),
+            ("setup", &lines(&args.setup, String::clone)),
+            ("rev_quoted", &sh(rev)),
+        ],
+    )
+}
+
+/// The `#SBATCH` lines every job shares, with its own time limit.
+fn sbatch_lines(args: &SlurmArgs, time: Option<&String>) -> String {
+    let mut out = String::new();
+    for (k, v) in [
+        ("partition", args.partition.as_ref()),
+        ("account", args.account.as_ref()),
+        ("qos", args.qos.as_ref()),
+        ("time", time),
+    ] {
+        if let Some(v) = v {
+            let _ = writeln!(out, "#SBATCH --{k}={v}");
+        }
+    }
+    out + &lines(&args.sbatch_options, |o| format!("#SBATCH {o}"))
+}
+
+/// The split as comment lines of `submit.sh`.
+fn plan_lines(s: &Split, cpus: usize) -> String {
+    let mut out = String::new();
+    for (i, cells) in s.plan.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "#   shard {i}: {:>4} cells, ~{:.1} s on {cpus} CPU(s), --mem={}M",
+            cells.len(),
+            s.secs[i],
+            s.mems[i]
+        );
+    }
+    out
+}
+
+/// Fills a template with the values every script shares and its own.
+fn render(template: &str, common: &[(&str, String)], own: &[(&str, String)]) -> String {
+    let values: Vec<(&str, &str)> = common
+        .iter()
+        .chain(own)
+        .map(|(k, v)| (*k, v.as_str()))
+        .collect();
+    fill(template, &values)
+}
+
 /// Writes `shard.sbatch`, `merge.sbatch` and `submit.sh`; returns the path of the last.
 fn write_scripts(
     args: &SlurmArgs,
@@ -365,65 +426,12 @@ fn write_scripts(
     let rev = git_revision();
     let n = s.plan.len();
     let cpus = args.cpus_per_task.max(1);
-    let lines = |list: &[String], f: &dyn Fn(&String) -> String| -> String {
-        list.iter().map(|x| f(x) + "\n").collect()
-    };
-    let prologue = fill(
-        PROLOGUE,
-        &[
-            (
-                "modules",
-                &lines(&args.modules, &|m| format!("module load {m}")),
-            ),
-            ("setup", &lines(&args.setup, &|l| l.clone())),
-            ("rev_quoted", &sh(&rev)),
-        ],
-    );
-    let sbatch = |time: Option<&String>| -> String {
-        let mut out = String::new();
-        for (k, v) in [
-            ("partition", args.partition.as_ref()),
-            ("account", args.account.as_ref()),
-            ("qos", args.qos.as_ref()),
-            ("time", time),
-        ] {
-            if let Some(v) = v {
-                let _ = writeln!(out, "#SBATCH --{k}={v}");
-            }
-        }
-        out + &lines(&args.sbatch_options, &|o| format!("#SBATCH {o}"))
-    };
-    let mut plan_lines = String::new();
-    for (i, cells) in s.plan.iter().enumerate() {
-        let _ = writeln!(
-            plan_lines,
-            "#   shard {i}: {:>4} cells, ~{:.1} s on {cpus} CPU(s), --mem={}M",
-            cells.len(),
-            s.secs[i],
-            s.mems[i]
-        );
-    }
-    let (n_s, last, cpus_s, scale) = (
-        n.to_string(),
-        (n - 1).to_string(),
-        cpus.to_string(),
-        exp.scale.to_string(),
-    );
-    let max_mem = s.mems.iter().max().copied().unwrap_or(1024).to_string();
-    let mems = s
-        .mems
-        .iter()
-        .map(u64::to_string)
-        .collect::<Vec<_>>()
-        .join(" ");
-    let (shard_time, merge_time) = (sbatch(args.time.as_ref()), sbatch(args.merge_time.as_ref()));
-    let merge_mem = merge_mem.to_string();
     let common: Vec<(&str, String)> = vec![
         ("name", exp.name.clone()),
-        ("n", n_s),
+        ("n", n.to_string()),
         ("rev", rev.clone()),
         ("logs", l.slurm_dir.join("logs").display().to_string()),
-        ("prologue", prologue),
+        ("prologue", prologue(args, &rev)),
         ("bin", sh_path(&l.bin)),
         ("shards_dir", sh_path(&l.shards_dir)),
         ("shards_dir_display", l.shards_dir.display().to_string()),
@@ -431,48 +439,35 @@ fn write_scripts(
         ("dir", sh_path(&l.dir)),
         ("dir_display", l.dir.display().to_string()),
     ];
-    let with = |extra: &[(&str, &str)]| -> Vec<(String, String)> {
-        common
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .chain(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())))
-            .collect()
-    };
-    let render = |t: &str, values: Vec<(String, String)>| {
-        let refs: Vec<(&str, &str)> = values
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        fill(t, &refs)
-    };
-    let experiment = sh_path(&l.staged);
-    let shard = render(
-        SHARD,
-        with(&[
-            ("last", &last),
-            ("cpus", &cpus_s),
-            ("max_mem", &max_mem),
-            ("sbatch_lines", &shard_time),
-            ("experiment", &experiment),
-            ("scale", &scale),
-        ]),
-    );
-    let merge = render(
-        MERGE,
-        with(&[("merge_mem", &merge_mem), ("sbatch_lines", &merge_time)]),
-    );
-    let submit = render(
-        SUBMIT,
-        with(&[
-            ("plan_lines", &plan_lines),
-            ("mems", &mems),
-            ("shard_file", SHARD_FILE),
-        ]),
-    );
-    write_executable(&l.slurm_dir.join("shard.sbatch"), &shard)?;
-    write_executable(&l.slurm_dir.join("merge.sbatch"), &merge)?;
+    let max_mem = s.mems.iter().max().copied().unwrap_or(1024);
+    let mems: Vec<String> = s.mems.iter().map(u64::to_string).collect();
+    let shard = [
+        ("last", (n - 1).to_string()),
+        ("cpus", cpus.to_string()),
+        ("max_mem", max_mem.to_string()),
+        ("sbatch_lines", sbatch_lines(args, args.time.as_ref())),
+        ("experiment", sh_path(&l.staged)),
+        ("scale", exp.scale.to_string()),
+    ];
+    let merge = [
+        ("merge_mem", merge_mem.to_string()),
+        ("sbatch_lines", sbatch_lines(args, args.merge_time.as_ref())),
+    ];
+    let submit = [
+        ("plan_lines", plan_lines(s, cpus)),
+        ("mems", mems.join(" ")),
+        ("shard_file", SHARD_FILE.to_string()),
+    ];
     let path = l.slurm_dir.join("submit.sh");
-    write_executable(&path, &submit)?;
+    write_executable(
+        &l.slurm_dir.join("shard.sbatch"),
+        &render(SHARD, &common, &shard),
+    )?;
+    write_executable(
+        &l.slurm_dir.join("merge.sbatch"),
+        &render(MERGE, &common, &merge),
+    )?;
+    write_executable(&path, &render(SUBMIT, &common, &submit))?;
     Ok(path)
 }
 

@@ -20,7 +20,7 @@ pub mod units;
 pub mod validate;
 
 pub use error::ConfigError;
-pub use registry::{Registry, Structure, StructureSpec};
+pub use registry::{CustomStructure, Registry, StructureSpec};
 pub use schema::{ChartKind, DerivedKind, DerivedSpec, Dim, RawExperiment, TableLayout};
 
 use dupstream_streams::StreamSpec;

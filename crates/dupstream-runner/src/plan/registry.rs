@@ -1,13 +1,15 @@
 //! The structures an experiment file may name: every structure of `dupstream_filters`, and any
-//! structure a user's crate registers, without forking the runner.
+//! structure a user's crate registers, without forking the runner: by type when it implements
+//! the filters crate's construction trait ([`Registry::with_structure`]), else with closures
+//! ([`Registry::with`] a [`CustomStructure`]).
 //!
 //! ```
 //! use dupstream_filters::bloom::{BloomFilter, BloomParams};
-//! use dupstream_runner::plan::{Registry, Structure};
+//! use dupstream_runner::plan::{CustomStructure, Registry};
 //!
 //! // A Bloom filter under another name, costed like a k=2 Bloom step.
 //! let registry = Registry::builtin().with(
-//!     Structure::new("my_bloom", |p: &BloomParams, budget_bits, seed| {
+//!     CustomStructure::new("my_bloom", |p: &BloomParams, budget_bits, seed| {
 //!         BloomFilter::new(budget_bits, p, seed)
 //!     })
 //!     .memory_bits_for(|p: &BloomParams, budget_bits| BloomFilter::memory_bits_for(budget_bits, p))
@@ -19,8 +21,8 @@
 //! A cell holds its structure as an [`Arc<dyn StructureSpec>`](StructureSpec): the parameters
 //! of one `[[algorithm]]` combination, ready to be built at any memory size.
 
-use dupstream_filters::DuplicateFilter;
 use dupstream_filters::spec::FilterSpec;
+use dupstream_filters::{DuplicateFilter, Structure as FilterStructure};
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -68,23 +70,23 @@ type MemoryFn<P> = dyn Fn(&P, u64) -> Result<u64, String> + Send + Sync;
 
 /// A user's structure: its name, how to build it from its parameter type `P` (deserialised from
 /// the `[[algorithm]]` table without its `name`), and optionally its memory rule and cost.
-pub struct Structure<P> {
+pub struct CustomStructure<P> {
     name: String,
     build: Arc<BuildFn<P>>,
     memory_bits_for: Option<Arc<MemoryFn<P>>>,
     cost: f64,
 }
 
-impl<P> fmt::Debug for Structure<P> {
+impl<P> fmt::Debug for CustomStructure<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Structure")
+        f.debug_struct("CustomStructure")
             .field("name", &self.name)
             .field("cost", &self.cost)
             .finish_non_exhaustive()
     }
 }
 
-impl<P: DeserializeOwned + fmt::Debug + Send + Sync + 'static> Structure<P> {
+impl<P: DeserializeOwned + fmt::Debug + Send + Sync + 'static> CustomStructure<P> {
     /// A structure named `name`, built by `build(params, budget_bits, seed)`.
     pub fn new<F, E>(
         name: &str,
@@ -124,7 +126,7 @@ impl<P: DeserializeOwned + fmt::Debug + Send + Sync + 'static> Structure<P> {
 
 /// A user's structure with one set of parameters.
 struct Custom<P> {
-    def: Arc<Structure<P>>,
+    def: Arc<CustomStructure<P>>,
     params: P,
 }
 
@@ -149,6 +151,38 @@ impl<P: fmt::Debug + Send + Sync> StructureSpec for Custom<P> {
     }
     fn relative_cost(&self, _budget_bits: u64) -> f64 {
         self.def.cost
+    }
+}
+
+/// A structure implementing the filters crate's construction trait, with one set of
+/// parameters.
+struct Typed<T: FilterStructure> {
+    params: T::Params,
+}
+
+impl<T: FilterStructure> fmt::Debug for Typed<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({:?})", T::NAME, self.params)
+    }
+}
+
+impl<T: FilterStructure> StructureSpec for Typed<T> {
+    fn name(&self) -> &str {
+        T::NAME
+    }
+    fn build(&self, budget_bits: u64, seed: u64) -> Result<Box<dyn DuplicateFilter>, String> {
+        T::new(budget_bits, &self.params, seed)
+            .map(|f| Box::new(f) as Box<dyn DuplicateFilter>)
+            .map_err(|e| e.to_string())
+    }
+    fn memory_bits_for(&self, budget_bits: u64) -> Result<u64, String> {
+        T::memory_bits_for(budget_bits, &self.params).map_err(|e| e.to_string())
+    }
+    fn relative_cost(&self, budget_bits: u64) -> f64 {
+        T::cost_at(&self.params, budget_bits)
+    }
+    fn heap_bytes_estimate(&self, budget_bits: u64, distinct_hint: u64) -> u64 {
+        T::heap_bytes_estimate(&self.params, budget_bits, distinct_hint)
     }
 }
 
@@ -177,16 +211,34 @@ impl Registry {
     /// Adds a user's structure (it shadows a built-in one of the same name).
     pub fn with<P: DeserializeOwned + fmt::Debug + Send + Sync + 'static>(
         mut self,
-        structure: Structure<P>,
+        structure: CustomStructure<P>,
     ) -> Self {
         self.register(structure);
+        self
+    }
+
+    /// Adds a user's structure that implements the filters crate's construction trait
+    /// ([`dupstream_filters::Structure`]): its name, parameters, sizing and cost come from the
+    /// trait.
+    pub fn with_structure<T>(mut self) -> Self
+    where
+        T: FilterStructure,
+        T::Params: DeserializeOwned,
+    {
+        let parse = |table: toml::Table| -> Result<Arc<dyn StructureSpec>, String> {
+            let params: T::Params = toml::Value::Table(table)
+                .try_into()
+                .map_err(|e: toml::de::Error| e.message().to_string())?;
+            Ok(Arc::new(Typed::<T> { params }))
+        };
+        self.custom.insert(T::NAME.to_string(), Arc::new(parse));
         self
     }
 
     /// Adds a user's structure (see [`with`](Self::with)).
     pub fn register<P: DeserializeOwned + fmt::Debug + Send + Sync + 'static>(
         &mut self,
-        structure: Structure<P>,
+        structure: CustomStructure<P>,
     ) {
         let def = Arc::new(structure);
         let name = def.name.clone();
@@ -245,7 +297,7 @@ mod tests {
     #[test]
     fn builtin_and_custom_structures_parse() {
         let reg = Registry::builtin().with(
-            Structure::new("twin", |p: &BloomParams, b, s| BloomFilter::new(b, p, s))
+            CustomStructure::new("twin", |p: &BloomParams, b, s| BloomFilter::new(b, p, s))
                 .memory_bits_for(|p: &BloomParams, b| BloomFilter::memory_bits_for(b, p))
                 .cost(2.5),
         );
@@ -265,10 +317,22 @@ mod tests {
     }
 
     #[test]
+    fn a_structure_of_the_filters_trait_registers_by_type() {
+        // The built-in Bloom filter, registered again by its type: same name, same sizing.
+        let reg = Registry::builtin().with_structure::<BloomFilter>();
+        let s = reg.parse(table("name = \"bloom\"\nk = 2")).unwrap();
+        assert_eq!(s.name(), "bloom");
+        assert_eq!(s.memory_bits_for(4096).unwrap(), 4096);
+        assert_eq!(s.relative_cost(4096), 1.0);
+        assert_eq!(s.build(4096, 1).unwrap().name(), "bloom");
+    }
+
+    #[test]
     fn memory_defaults_to_building() {
-        let reg = Registry::builtin().with(Structure::new("measured", |p: &BloomParams, b, s| {
-            BloomFilter::new(b, p, s)
-        }));
+        let reg = Registry::builtin()
+            .with(CustomStructure::new("measured", |p: &BloomParams, b, s| {
+                BloomFilter::new(b, p, s)
+            }));
         let s = reg.parse(table("name = \"measured\"\nk = 2")).unwrap();
         assert_eq!(s.memory_bits_for(4096).unwrap(), 4096);
         assert_eq!(s.relative_cost(4096), 1.0);

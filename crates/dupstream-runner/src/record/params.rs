@@ -1,7 +1,9 @@
 //! A structure's parameters in a result row: an ordered list of `(name, value)` pairs, as the
-//! structure reports them. Written to CSV as `name=value;…` (the `params` column of `raw.csv`)
-//! and read back into pairs once, at the file boundary; nothing downstream splits strings.
+//! structure reports them (its typed [`Param`]s, each value rendered as its `Display`).
+//! Written to CSV as `name=value;…` (the `params` column of `raw.csv`) and read back into
+//! pairs once, at the file boundary; nothing downstream splits strings.
 
+use dupstream_filters::Param;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
@@ -19,6 +21,11 @@ impl Params {
                 .map(|(n, v)| (n.into(), v.into()))
                 .collect(),
         )
+    }
+
+    /// A structure's own parameters.
+    pub fn of(params: &[Param]) -> Self {
+        Self::new(params.iter().map(|p| (p.name, p.value.to_string())))
     }
 
     /// The pairs, in order.
@@ -104,5 +111,11 @@ mod tests {
         let d = p.prepend(&[("derived", "difference"), ("k", "9")]);
         assert_eq!(d.get("k"), Some("9"), "first occurrence wins");
         assert!(d.to_string().starts_with("derived=difference;k=9;max=1;"));
+        let typed = [
+            Param::new("k", 2u32),
+            Param::new("fps", None::<f64>),
+            Param::new("q", 0.5),
+        ];
+        assert_eq!(Params::of(&typed).to_string(), "k=2;fps=-;q=0.5");
     }
 }

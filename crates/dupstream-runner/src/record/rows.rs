@@ -58,7 +58,7 @@ impl RawRow {
         let [tn, fp, fn_, tp] = counts;
         let unseen = tn + fp;
         let duplicates = tp + fn_;
-        let params = Params::new(filter.params());
+        let params = Params::of(&filter.params());
         let occ = filter.occupancy();
         RawRow {
             experiment: exp.name.clone(),
