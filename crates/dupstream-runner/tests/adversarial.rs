@@ -450,3 +450,48 @@ fn errors_point_at_the_offending_value() {
         assert_refused(&format!("loc-{name}"), &text, &[], at(needle, &text), key);
     }
 }
+
+/// A replay experiment over `path`.
+fn replay(path: &str) -> String {
+    format!(
+        "name = \"rp\"\ndescription = \"d\"\n[stream]\nkind = \"replay\"\npath = \"{path}\"\nformat = \"lines\"\n[grid]\nmemory = [\"1KB\"]\n[[algorithm]]\nname = \"exact\"\n"
+    )
+}
+
+#[test]
+fn an_empty_replay_is_an_input_error() {
+    let dir = scratch("adv-empty-replay");
+    write(&dir, "empty.txt", "");
+    let file = write(&dir, "rp.toml", &replay("empty.txt"));
+    let out = dupstream(&["run", &file, "--quiet", "--out", s(&dir.join("out"))]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let line = stderr(&out).lines().last().unwrap_or("").to_string();
+    assert!(line.contains("has no keys"), "{line}");
+    assert!(!dir.join("out/raw.csv").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_gets_a_plain_language_message() {
+    let dir = scratch("adv-fifo");
+    let fifo = dir.join("keys.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED: mkfifo unavailable");
+        return;
+    }
+    // A writer that feeds the FIFO once (a second open blocks, so it is detached).
+    let mut feeder = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("printf 'a\\nb\\na\\n' > '{}'", fifo.display()))
+        .spawn()
+        .unwrap();
+    let file = write(&dir, "rp.toml", &replay("keys.fifo"));
+    let out = dupstream(&["run", &file, "--quiet", "--out", s(&dir.join("out"))]);
+    let text = stderr(&out);
+    let _ = feeder.kill(); // it may still wait for a reader
+    let _ = feeder.wait();
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(!text.contains("os error 29"), "bare OS message: {text}");
+    assert!(text.contains("cannot be read twice"), "{text}");
+}

@@ -1,6 +1,7 @@
 //! The exact ground truth of a stream, computed once and shared by every cell on it.
 
 use crate::execute::Progress;
+use crate::plan::ConfigError;
 use crate::plan::Experiment;
 use crate::record::StreamRow;
 use anyhow::{Context, Result};
@@ -18,6 +19,18 @@ pub fn label(
     progress.message(&format!("ground truth for {}", case.spec.describe()));
     let truth = GroundTruth::compute(&case.spec)
         .with_context(|| format!("ground truth for {}", case.spec.describe()))?;
+    if truth.len() == 0 {
+        return Err(ConfigError::new(
+            &exp.file,
+            None,
+            Some("stream"),
+            format!(
+                "{} has no keys (an empty file, or every line skipped); nothing to measure",
+                case.spec.describe()
+            ),
+        )
+        .into());
+    }
     let row = StreamRow::new(index, case, &truth, start.elapsed().as_secs_f64());
     Ok((truth, row))
 }

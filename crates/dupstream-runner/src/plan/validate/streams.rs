@@ -89,6 +89,18 @@ fn case(
     let nominal: StreamSpec = toml::Value::Table(table)
         .try_into()
         .map_err(|e: toml::de::Error| at(format!("[stream]: {}", e.message())))?;
+    if let StreamSpec::Replay { path, .. } = &nominal {
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(src.at_key(
+                span.clone(),
+                "path",
+                format!(
+                    "{} is not a regular file (a pipe or a device?): it cannot be read twice, and dupstream reads a replayed file once for the ground truth and again for each cell; give a regular file",
+                    path.display()
+                ),
+            ));
+        }
+    }
     nominal.validate().map_err(|e| at(e.to_string()))?;
     let spec = nominal.scaled(scale);
     spec.validate()
