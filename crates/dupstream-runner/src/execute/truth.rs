@@ -19,7 +19,7 @@ pub fn label(
     progress.message(&format!("ground truth for {}", case.spec.describe()));
     let truth = GroundTruth::compute(&case.spec)
         .with_context(|| format!("ground truth for {}", case.spec.describe()))?;
-    if truth.len() == 0 {
+    if truth.is_empty() {
         return Err(ConfigError::new(
             &exp.file,
             None,
