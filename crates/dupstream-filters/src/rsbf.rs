@@ -121,6 +121,9 @@ pub enum RsbfReading {
     /// Journal Algorithm 1: reservoir draw only for elements reported DISTINCT; no reservoir in
     /// phase 3.
     Journal,
+    /// The papers' prose: `k` random resets on every insertion, the first `s` included; after
+    /// them, the conference draw.
+    Prose,
 }
 
 impl RsbfReading {
@@ -129,6 +132,7 @@ impl RsbfReading {
         match self {
             Self::Conference => "conference",
             Self::Journal => "journal",
+            Self::Prose => "prose",
         }
     }
 }
@@ -358,6 +362,93 @@ pub fn rsbf_x_next(x: f64, m: f64, s: f64, k: u32, in_phase3: bool) -> f64 {
 pub fn rsbf_expected_ones_next(lambda: f64, s: f64, p_i: f64) -> f64 {
     let q = (s - 1.0) / s;
     lambda + p_i * (lambda * (q * q - 1.0) + 1.0)
+}
+
+/// Expected state of an RSBF under the prose reading at one point of a uniform stream
+/// ([`prose_expected`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProseExpected {
+    /// Elements processed.
+    pub t: u64,
+    /// Expected fraction of ones per filter after element `t`.
+    pub ones: f64,
+    /// Expected false positives / expected distinct elements among the first `t` (cumulative).
+    pub fpr: f64,
+    /// Expected false negatives / expected duplicates among the first `t` (cumulative).
+    pub fnr: f64,
+}
+
+/// The prose reading ([`RsbfReading::Prose`], `p* = 0`) on a uniform stream over a universe of
+/// `u` elements: expected ones fraction and cumulative FPR / FNR at each checkpoint.
+///
+/// **Derivation.** Element `t` is inserted with probability `q_t = min(1, s/t)` (phase 1: every
+/// element; then the conference draw); an insertion resets one uniformly random bit per filter
+/// and then sets the element's bit. Phase 1 is thus a partitioned SBF with `Max = 1` and
+/// `K = P = k` that inserts every element. Take one bit of one filter and assume every element
+/// hashes to it with probability `1/s` (mean field: exact when `U ≫ s`, since each bit is then
+/// shared by many universe elements). Per step the bit goes `1 → 0` with probability
+/// `q(1/s)(1 − 1/s)` and `0 → 1` with `q/s`, so its probability of being one follows
+/// `x_{t+1} = λ_t·x_t + q_t/s` with `λ_t = 1 − q_t(2/s − 1/s²)`: in phase 1 (`q = 1`)
+/// `x_t = x*·(1 − (1 − 1/s)^{2t})` with the stable fraction `x* = 1/(2 − 1/s) ≈ 1/2`, reached
+/// within a few `s/2` elements. A bit set at step `τ` is one at step `t` with probability
+/// `x_t + (1 − x_{τ+1})·Π_{τ<l<t} λ_l` (two solutions of the same affine recurrence). An
+/// element first seen at `t` is a false positive with probability `x_t^k` (the `k` filters
+/// are independent). A duplicate at `t` whose last *inserted* occurrence was at `τ` (each
+/// earlier step holds it with probability `1/U`, inserted with `q_τ`) is caught with
+/// probability `(x_t + D_τ·Λ_{τ,t})^k`, `D_τ = 1 − x_{τ+1}`; if no occurrence was inserted, with
+/// `x_t^k`. Expanding the power binomially, each `Σ_τ P(last inserted at τ)·(D_τΛ_{τ,t})^j`
+/// obeys a one-step recurrence `M_j ← M_j·(1 − q_t/U)·λ_t^j + (q_t/U)·D_t^j`, so the whole
+/// curve costs `O(k)` per element. Mean-field approximations: the insertion coin is shared by
+/// the `k` filters (its fluctuation is `O(1/√s)` relative), and per-bit hash loads vary when
+/// `U/s` is small (Jensen: the model then overstates the ones seen by a new element).
+/// Checked against simulation in `tests/bera.rs`.
+pub fn prose_expected(s: u64, k: u32, u: f64, checkpoints: &[u64]) -> Vec<ProseExpected> {
+    let sf = s as f64;
+    let kk = k as usize;
+    let binom: Vec<f64> = (0..=kk)
+        .map(|j| (0..j).fold(1.0, |b, i| b * (kk - i) as f64 / (i + 1) as f64))
+        .collect();
+    let mut m = vec![0.0; kk + 1];
+    let (mut x, mut never_ins, mut no_occ) = (0.0f64, 1.0f64, 1.0f64);
+    let (mut fp, mut distinct, mut fneg, mut dups) = (0.0, 0.0, 0.0, 0.0);
+    let mut out = Vec::with_capacity(checkpoints.len());
+    let mut next = checkpoints.iter().copied().peekable();
+    let end = checkpoints.iter().copied().max().unwrap_or(0);
+    for t in 1..=end {
+        let q = (sf / t as f64).min(1.0);
+        let xk = x.powi(k as i32);
+        // The verdict on element t.
+        let p_dup = 1.0 - no_occ;
+        let mut caught = (never_ins - no_occ) * xk;
+        for j in 0..=kk {
+            let weight = if j == 0 { 1.0 - never_ins } else { m[j] };
+            caught += binom[j] * x.powi((kk - j) as i32) * weight;
+        }
+        fneg += p_dup - caught;
+        dups += p_dup;
+        fp += no_occ * xk;
+        distinct += no_occ;
+        // The update of step t.
+        let lambda = 1.0 - q * (2.0 / sf - 1.0 / (sf * sf));
+        x = lambda * x + q / sf;
+        let d = 1.0 - x;
+        let ins = q / u;
+        for (j, mj) in m.iter_mut().enumerate().skip(1) {
+            *mj = *mj * (1.0 - ins) * lambda.powi(j as i32) + ins * d.powi(j as i32);
+        }
+        never_ins *= 1.0 - ins;
+        no_occ *= 1.0 - 1.0 / u;
+        while next.peek() == Some(&t) {
+            next.next();
+            out.push(ProseExpected {
+                t,
+                ones: x,
+                fpr: fp / distinct,
+                fnr: if dups > 0.0 { fneg / dups } else { 0.0 },
+            });
+        }
+    }
+    out
 }
 
 /// A ring of pre-drawn random words, so that the cells they select can be prefetched well
@@ -606,8 +697,13 @@ impl DuplicateFilter for Rsbf {
         self.iter += 1;
         let iter = self.iter;
         if iter <= self.s {
-            // Phase 1: the first s elements are inserted, nothing is reset.
-            self.set_all(&dh);
+            // Phase 1: the first s elements are inserted; the pseudo-codes reset nothing, the
+            // prose resets k random bits as on every insertion.
+            if self.params.reading == RsbfReading::Prose {
+                self.reservoir_insert(&dh);
+            } else {
+                self.set_all(&dh);
+            }
             return duplicate;
         }
         let phase3 = iter >= self.phase3_start;
@@ -621,7 +717,7 @@ impl DuplicateFilter for Rsbf {
                     }
                 }
             }
-            RsbfReading::Conference => {
+            RsbfReading::Conference | RsbfReading::Prose => {
                 if reduce(self.rng.next_u64(), iter) < self.s {
                     self.reservoir_insert(&dh);
                 } else if phase3 && !duplicate {
