@@ -63,13 +63,16 @@ pub(crate) fn ensure(
     }
 }
 
+impl From<dupstream_core::CapacityError> for Error {
+    fn from(e: dupstream_core::CapacityError) -> Self {
+        Error::CapacityTooLarge {
+            structure: e.structure,
+            bits: e.bits,
+        }
+    }
+}
+
 /// Converts a bit count to a number of `u64` words, checking it is addressable.
 pub(crate) fn words_for_bits(structure: &'static str, bits: u64) -> Result<usize> {
-    let words = bits.div_ceil(64);
-    // Reject anything beyond 2^40 bits (128 GiB): no experiment in the papers comes close, and
-    // a typo in a memory size must not turn into an allocation that takes the machine down.
-    if bits > (1u64 << 40) || usize::try_from(words).is_err() {
-        return Err(Error::CapacityTooLarge { structure, bits });
-    }
-    Ok(words as usize)
+    Ok(dupstream_core::error::words_for_bits(structure, bits)?)
 }

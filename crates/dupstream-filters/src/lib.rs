@@ -15,12 +15,11 @@
 //! assert!(!f.step(hash_key(7, 0)));
 //! assert!(f.step(hash_key(7, 0)));
 //! ```
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod a2;
 pub mod bdbf;
-pub mod bits;
 pub mod bloom;
 pub mod bsbf;
 pub mod buffering;
@@ -28,18 +27,23 @@ pub mod cuckoo;
 pub mod error;
 pub mod exact;
 pub mod fpsbf;
-pub mod hash;
+pub mod param;
 pub mod qht;
-#[allow(unsafe_code)]
-mod raw;
-pub mod rng;
 pub mod rsbf;
 pub mod sbf;
 pub mod spec;
 pub mod sqf;
+pub mod structure;
 pub mod theory;
 
 pub use error::{Error, Result};
+pub use param::{Param, ParamValue};
+pub use structure::Structure;
+
+use dupstream_core::raw;
+/// The key hash, randomness and bit arrays shared with `dupstream-streams`; they live in
+/// `dupstream-core` and keep their paths here (`dupstream_filters::hash::hash_key`, ...).
+pub use dupstream_core::{bits, hash, rng};
 
 /// What a structure's occupancy figure measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,9 +121,9 @@ pub trait DuplicateFilter: Send {
     /// The structure's stable name, as used in experiment and result files.
     fn name(&self) -> &'static str;
 
-    /// The structure's parameters, given and derived, as `(name, value)` pairs in a stable
-    /// order.
-    fn params(&self) -> Vec<(&'static str, String)>;
+    /// The structure's parameters, given and derived, as typed [`Param`]s in a stable order;
+    /// each renders as `name=value` exactly as result files write it.
+    fn params(&self) -> Vec<Param>;
 
     /// The structure's occupancy figure at this point of the stream.
     fn occupancy(&self) -> Occupancy;
@@ -146,7 +150,7 @@ impl<F: DuplicateFilter + ?Sized> DuplicateFilter for Box<F> {
     fn name(&self) -> &'static str {
         (**self).name()
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<Param> {
         (**self).params()
     }
     fn occupancy(&self) -> Occupancy {

@@ -134,8 +134,9 @@ pub const DEFAULT_P_STAR: f64 = 0.03;
 pub const DEFAULT_FPR_T: f64 = 0.1;
 
 /// Which reading of the papers to run (see the module documentation).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum RsbfReading {
     /// Conference Algorithm 1: one reservoir draw per element, whatever its verdict.
     #[default]
@@ -160,8 +161,9 @@ impl RsbfReading {
 }
 
 /// How `k` is derived from `FPR_t` when it is not given.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum KRule {
     /// The papers' trade-off: the arithmetic mean of 1 and Eq. 5.27 / 6.1 ([`k_tradeoff`]).
     #[default]
@@ -180,29 +182,31 @@ impl KRule {
     }
 }
 
+#[cfg(feature = "serde")] // only the serde default uses it
 fn default_p_star() -> f64 {
     DEFAULT_P_STAR
 }
 
 /// RSBF parameters. Give `k`, or `fpr_t` (and optionally `k_rule`); with neither, `k` comes
 /// from `fpr_t = 0.1` by the mean rule (`k = 3`).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct RsbfParams {
     /// Number of Bloom filters `k` (1..=64).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub k: Option<u32>,
     /// Threshold false positive rate `FPR_t` in (0, 1), from which `k` is derived.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub fpr_t: Option<f64>,
     /// How `k` follows from `fpr_t` (default: mean of 1 and Eq. 5.27).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub k_rule: KRule,
     /// Insertion-probability threshold `p*` in [0, 1] (default 0.03; 0 disables phase 3).
-    #[serde(default = "default_p_star")]
+    #[cfg_attr(feature = "serde", serde(default = "default_p_star"))]
     pub p_star: f64,
     /// Which pseudo-code to run (default `conference`).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub reading: RsbfReading,
 }
 
@@ -312,36 +316,6 @@ pub fn distinct_probability(u: f64, m: f64) -> f64 {
 /// elements: `Σ_{m<n} Y_{m+1} = U·(1 − ((U − 1)/U)^n)` (sum of Eq. 3.7).
 pub fn expected_distinct(u: f64, n: f64) -> f64 {
     -u * (n * (-1.0 / u).ln_1p()).exp_m1()
-}
-
-/// The universe size `U` for which a uniform stream of `n` elements has an expected distinct
-/// fraction `d` (inverse of [`expected_distinct`]`/n`, by bisection). This is how the papers'
-/// "N records with X % distinct" maps onto the Section 3.1 model. Returns `None` unless
-/// `0 < d ≤ 1` and `n ≥ 1`; `d = 1` gives `f64::INFINITY`.
-pub fn universe_for_distinct_fraction(n: f64, d: f64) -> Option<f64> {
-    if !(n >= 1.0 && d > 0.0 && d <= 1.0 && n.is_finite()) {
-        return None;
-    }
-    if d == 1.0 {
-        return Some(f64::INFINITY);
-    }
-    // expected_distinct(u, n)/n increases with u: from 1/n (u = 1) to 1 (u → ∞).
-    let (mut lo, mut hi) = (1.0f64, 1.0f64);
-    while expected_distinct(hi, n) / n < d {
-        hi *= 2.0;
-        if hi > 1e30 {
-            return None;
-        }
-    }
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if expected_distinct(mid, n) / n < d {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Some(0.5 * (lo + hi))
 }
 
 /// Journal Eq. 3.3: the joint probability that element `m+1` is a false positive,
@@ -760,22 +734,22 @@ impl DuplicateFilter for Rsbf {
     }
 
     fn name(&self) -> &'static str {
-        NAME
+        <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let mut v = vec![("k", self.k.to_string())];
+    fn params(&self) -> Vec<crate::Param> {
+        let mut v = vec![crate::Param::new("k", self.k)];
         if self.params.k.is_none() {
-            v.push((
+            v.push(crate::Param::new(
                 "fpr_t",
-                self.params.fpr_t.unwrap_or(DEFAULT_FPR_T).to_string(),
+                self.params.fpr_t.unwrap_or(DEFAULT_FPR_T),
             ));
-            v.push(("k_rule", self.params.k_rule.as_str().to_string()));
+            v.push(crate::Param::new("k_rule", self.params.k_rule.as_str()));
         }
-        v.push(("p_star", self.params.p_star.to_string()));
-        v.push(("reading", self.params.reading.as_str().to_string()));
-        v.push(("s", self.s.to_string()));
-        v.push(("phase3_start", self.phase3_start.to_string()));
+        v.push(crate::Param::new("p_star", self.params.p_star));
+        v.push(crate::Param::new("reading", self.params.reading.as_str()));
+        v.push(crate::Param::new("s", self.s));
+        v.push(crate::Param::new("phase3_start", self.phase3_start));
         v
     }
 
@@ -786,3 +760,10 @@ impl DuplicateFilter for Rsbf {
         }
     }
 }
+
+crate::structure::impl_structure!(Rsbf {
+    name: NAME,
+    params: RsbfParams,
+    cost: 1.5,
+    memory_bits_for: Rsbf::memory_bits_for,
+});

@@ -4,6 +4,7 @@
 //! keys (the papers' Section 3.1 model) or a counter for a stream without repeats. Tolerances
 //! are stated at each assertion.
 
+use dupstream_core::universe::universe_for_distinct_fraction;
 use dupstream_filters::bsbf::{
     Bsbf, BsbfParams, Bsbfsd, BsbfsdParams, Rlbsbf, RlbsbfParams, Variant, bsbf_stable_load,
     bsbf_x_next, bsbfsd_stable_load, repeat_detection_lower_bound, rlbsbf_stable_load,
@@ -13,9 +14,8 @@ use dupstream_filters::rng::{Rng, filter_rng};
 use dupstream_filters::rsbf::{
     KRule, Rsbf, RsbfParams, RsbfReading, distinct_probability, expected_distinct,
     fpr_after_first_s, k_for_fpr_t, k_low_fpr, k_tradeoff, prose_expected,
-    universe_for_distinct_fraction,
 };
-use dupstream_filters::{DuplicateFilter, Error, OccupancyKind};
+use dupstream_filters::{DuplicateFilter, Error, OccupancyKind, Param};
 
 const SEED: u64 = 0x5eed;
 
@@ -521,10 +521,17 @@ fn bsbf_x_recurrence_increases_to_one() {
 fn distinct_fraction_model_matches_simulation() {
     let n = 300_000usize;
     for d in [0.15, 0.6, 0.9] {
-        let u = universe_for_distinct_fraction(n as f64, d).unwrap();
-        assert!((expected_distinct(u, n as f64) / n as f64 - d).abs() < 1e-9);
+        // The universe the uniform stream uses: the root of U·(1 − e^{−N/U}) = d·N, rounded.
+        // Against Eq. 3.7's exact sum it is off by the rounding (≤ 0.5/N in the fraction) and
+        // by e^{−N/U}/(2U) (the e^{−N/U} approximation), together below 1/N.
+        let u = universe_for_distinct_fraction(n as u64, d).unwrap();
+        let back = expected_distinct(u as f64, n as f64) / n as f64;
+        assert!(
+            (back - d).abs() < 1.0 / n as f64,
+            "d = {d}: U = {u}, {back}"
+        );
         let mut exact = dupstream_filters::exact::Exact::new();
-        let distinct = uniform_stream(n, u.round() as u64, SEED)
+        let distinct = uniform_stream(n, u, SEED)
             .into_iter()
             .filter(|&h| !exact.step(h))
             .count();
@@ -536,14 +543,11 @@ fn distinct_fraction_model_matches_simulation() {
     }
     assert!((distinct_probability(10.0, 0.0) - 1.0).abs() < 1e-15);
     assert!((distinct_probability(10.0, 2.0) - 0.81).abs() < 1e-12);
-    assert_eq!(
-        universe_for_distinct_fraction(10.0, 1.0),
-        Some(f64::INFINITY)
-    );
-    assert_eq!(universe_for_distinct_fraction(10.0, 0.0), None);
+    assert_eq!(universe_for_distinct_fraction(10, 1.0), None);
+    assert_eq!(universe_for_distinct_fraction(10, 0.0), None);
     // 695M with 15 % distinct: U ≈ N/6.66.
-    let u = universe_for_distinct_fraction(695e6, 0.15).unwrap();
-    assert!((u / 104.4e6 - 1.0).abs() < 0.01, "{u}");
+    let u = universe_for_distinct_fraction(695_000_000, 0.15).unwrap();
+    assert!((u as f64 / 104.4e6 - 1.0).abs() < 0.01, "{u}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -585,13 +589,13 @@ fn names_params_and_occupancy() {
     assert_eq!(names, ["rsbf", "rsbf", "bsbf", "bsbfsd", "rlbsbf"]);
     let f = Rsbf::new(3000, &RsbfParams::default(), 1).unwrap();
     let p = f.params();
-    assert_eq!(p[0], ("k", "3".to_string()));
-    assert!(p.contains(&("reading", "conference".to_string())));
-    assert!(p.contains(&("p_star", "0.03".to_string())));
-    assert!(p.contains(&("fpr_t", "0.1".to_string())));
+    assert_eq!(p[0], Param::new("k", 3u32));
+    assert!(p.contains(&Param::new("reading", "conference")));
+    assert!(p.contains(&Param::new("p_star", 0.03)));
+    assert!(p.contains(&Param::new("fpr_t", 0.1)));
     assert_eq!(
         Bsbf::new(4096, &BsbfParams::default(), 1).unwrap().params(),
-        [("k", "2".into()), ("s", "2048".into())]
+        [Param::new("k", 2u32), Param::new("s", 2048u64)]
     );
     // Occupancy is the exact fraction of ones.
     let mut b = Bsbf::new(4096, &BsbfParams::default(), 1).unwrap();

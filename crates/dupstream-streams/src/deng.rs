@@ -51,8 +51,8 @@
 //!   [`FREQUENT_BASE`]` | i` (see [`frequent_index`]). `N ≤ 10^10 < 2^63`, so the two ranges
 //!   never meet.
 
-use dupstream_filters::hash::{mix64, reduce, rehash};
-use dupstream_filters::rng::{FilterRng, Rng, filter_rng};
+use dupstream_core::hash::{mix64, reduce, rehash};
+use dupstream_core::rng::{FilterRng, Rng, filter_rng};
 use rand_distr::{Distribution, Exp1};
 
 use crate::{KeyStream, Result};

@@ -3,7 +3,7 @@
 //! A [`StreamSpec`] describes a stream; [`StreamSpec::open`] starts it as a [`KeyStream`], a
 //! seeded iterator of `u64` keys read in batches with [`KeyStream::fill`]. Restarting is opening
 //! again. Two runs of the same spec give the same keys, whatever runs alongside: every generator
-//! owns its Xoshiro256++ state ([`dupstream_filters::rng::filter_rng`]), seeded from the spec
+//! owns its Xoshiro256++ state ([`dupstream_core::rng::filter_rng`]), seeded from the spec
 //! alone. Generators use O(1) memory; replay streams the file.
 //!
 //! | kind | model | module |
@@ -17,7 +17,7 @@
 //! stream, as a bit vector shared read-only by every filter run, with [`StreamStats`].
 //!
 //! Keys are not hashed here: the runner hashes each key once with
-//! [`dupstream_filters::hash::hash_key`] (replayed keys are already 64-bit fingerprints).
+//! [`dupstream_core::hash::hash_key`] (replayed keys are already 64-bit fingerprints).
 //!
 //! ```
 //! use dupstream_streams::{GroundTruth, StreamSpec};

@@ -29,8 +29,8 @@
 //! counted) and `2^−13` for `d = 0.9` (≈ 10^4 gaps, the stream having few duplicates). Divide a
 //! count by the rate to estimate the full stream's count.
 
-use dupstream_filters::bits::BitArray;
-use dupstream_filters::hash::{mix64, rehash};
+use dupstream_core::bits::BitArray;
+use dupstream_core::hash::{mix64, rehash};
 use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
 use serde::{Deserialize, Serialize};

@@ -153,7 +153,7 @@ fn gap_sampling_level_rises_when_the_table_fills() {
     let n = 400_000u64;
     // 300k distinct keys (more than the table's 2^18, fewer than twice that), then repeats.
     let keys: Vec<u64> = (0..n)
-        .map(|i| dupstream_filters::hash::mix64(i % 300_000))
+        .map(|i| dupstream_core::hash::mix64(i % 300_000))
         .collect();
     let mut stream = Slice(&keys);
     let t = GroundTruth::from_stream(&mut stream, None, None, None).unwrap();

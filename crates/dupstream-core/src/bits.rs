@@ -1,6 +1,9 @@
 //! Bit arrays: a plain 1-bit array and a packed array of `w`-bit cells.
 
-use crate::error::{Result, words_for_bits};
+use crate::error::{CapacityError, words_for_bits};
+
+/// Shorthand for this module's constructors.
+type Result<T> = std::result::Result<T, CapacityError>;
 use crate::raw;
 
 /// A fixed-size array of bits.
@@ -102,12 +105,10 @@ impl PackedArray {
             (1..=Self::MAX_WIDTH).contains(&width),
             "cell width {width} out of range"
         );
-        let bits = len
-            .checked_mul(u64::from(width))
-            .ok_or(crate::Error::CapacityTooLarge {
-                structure,
-                bits: u64::MAX,
-            })?;
+        let bits = len.checked_mul(u64::from(width)).ok_or(CapacityError {
+            structure,
+            bits: u64::MAX,
+        })?;
         // One spare word so that a straddling read of the last cell stays in bounds.
         let words = words_for_bits(structure, bits)? + 1;
         Ok(Self {

@@ -1,4 +1,5 @@
-//! The crate's only `unsafe`: memory prefetch hints for the batched step.
+//! The workspace's only `unsafe`: memory prefetch hints for the batched step, and the huge-page
+//! hint for large arrays.
 //!
 //! A prefetch is a hint to the CPU's cache hierarchy. It has no architectural effect: it never
 //! faults, even on an invalid address, and it never changes a value, so a structure's verdicts
@@ -7,7 +8,7 @@
 
 /// Hints that the cache line holding `*ptr` will soon be read or written.
 #[inline(always)]
-pub(crate) fn prefetch<T>(ptr: *const T) {
+pub fn prefetch<T>(ptr: *const T) {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
@@ -27,7 +28,7 @@ pub(crate) fn prefetch<T>(ptr: *const T) {
 
 /// Prefetches the `u64` word at `index` of `words`, if it exists.
 #[inline(always)]
-pub(crate) fn prefetch_word(words: &[u64], index: usize) {
+pub fn prefetch_word(words: &[u64], index: usize) {
     if cfg!(debug_assertions) {
         assert!(
             index < words.len(),
@@ -45,7 +46,7 @@ pub(crate) fn prefetch_word(words: &[u64], index: usize) {
 /// Random probes into a 512 MB array miss the TLB on almost every access with 4 KiB pages;
 /// 2 MiB pages make the page walk cheap. Where THP is set to `madvise` (a common default)
 /// the hint is what turns them on. The contents are unaffected either way.
-pub(crate) fn zeroed_words(n: usize) -> Vec<u64> {
+pub fn zeroed_words(n: usize) -> Vec<u64> {
     let v = vec![0u64; n];
     advise_huge_pages(&v);
     v
