@@ -5,6 +5,7 @@
 //! keys are rejected).
 
 use crate::a2::{A2, A2Params};
+use crate::apbf::{Apbf, ApbfParams};
 use crate::bdbf::{BDbf, BDbfParams};
 use crate::bloom::{BloomFilter, BloomParams};
 use crate::bsbf::{Bsbf, BsbfParams, Bsbfsd, BsbfsdParams, Rlbsbf, RlbsbfParams};
@@ -93,6 +94,8 @@ registry! {
     Sqf(SqfParams) => "sqf", |b, p, s| Sqf::new(b, p, s), |b, p| crate::sqf::memory_bits_for(b, p), 1.5;
     Cuckoo(CuckooParams) => "cuckoo", |b, p, s| StreamingCuckoo::new(b, p, s), |b, p| crate::cuckoo::memory_bits_for(b, p), 2.0;
     BDbf(BDbfParams) => "bdbf", |b, p, s| BDbf::new(b, p, s), |b, p| BDbf::memory_bits_for(b, p), 10.0;
+    Apbf(ApbfParams) => "apbf", |b, p, s| Apbf::new(b, p, s), |b, p| Apbf::memory_bits_for(b, p), 3.0;
+    ApbfBlocked(ApbfParams) => "apbf_blocked", |b, p, s| Apbf::new_blocked(b, p, s), |b, p| Apbf::memory_bits_for_blocked(b, p), 2.0;
 }
 
 impl FilterSpec {

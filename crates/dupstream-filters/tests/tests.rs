@@ -48,6 +48,12 @@ s = 4"#,
     r#"name = "qqhtd""#,
     r#"name = "sqf""#,
     r#"name = "cuckoo""#,
+    r#"name = "apbf"
+k = 4
+l = 3"#,
+    r#"name = "apbf_blocked"
+fpr = 0.01
+window = 5000"#,
 ];
 
 fn specs() -> Vec<FilterSpec> {
