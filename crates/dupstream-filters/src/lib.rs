@@ -33,7 +33,7 @@ pub mod rsbf;
 pub mod sbf;
 pub mod spec;
 pub mod sqf;
-
+pub mod swamp;
 pub mod theory;
 
 pub use error::{Error, Result};

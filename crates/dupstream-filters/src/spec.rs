@@ -16,6 +16,7 @@ use crate::qht::{Qht, QhtParams, Qhtd, Qqhtd};
 use crate::rsbf::{Rsbf, RsbfParams};
 use crate::sbf::{SbfParams, StableBloomFilter};
 use crate::sqf::{Sqf, SqfParams};
+use crate::swamp::{Swamp, SwampParams};
 use crate::{DuplicateFilter, Result, exact::Exact};
 use serde::{Deserialize, Serialize};
 
@@ -96,6 +97,7 @@ registry! {
     BDbf(BDbfParams) => "bdbf", |b, p, s| BDbf::new(b, p, s), |b, p| BDbf::memory_bits_for(b, p), 10.0;
     Apbf(ApbfParams) => "apbf", |b, p, s| Apbf::new(b, p, s), |b, p| Apbf::memory_bits_for(b, p), 3.0;
     ApbfBlocked(ApbfParams) => "apbf_blocked", |b, p, s| Apbf::new_blocked(b, p, s), |b, p| Apbf::memory_bits_for_blocked(b, p), 2.0;
+    Swamp(SwampParams) => "swamp", |b, p, s| Swamp::new(b, p, s), |b, p| Swamp::memory_bits_for(b, p), 3.0;
 }
 
 impl FilterSpec {

@@ -63,6 +63,11 @@ window = 10000"#,
 k = 7
 l = 5
 g = 1000"#,
+    r#"name = "swamp"
+window = 1000"#,
+    r#"name = "swamp"
+window = 10000
+fpr = 0.01"#,
 ];
 
 /// Budgets each parameter set is built at, in bits: tiny, a power of two, an odd size, 2 MiB.

@@ -54,6 +54,8 @@ l = 3"#,
     r#"name = "apbf_blocked"
 fpr = 0.01
 window = 5000"#,
+    r#"name = "swamp"
+window = 1000"#,
 ];
 
 fn specs() -> Vec<FilterSpec> {
