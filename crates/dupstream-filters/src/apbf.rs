@@ -345,23 +345,24 @@ fn g_for_window(window: u64, l: u32) -> u64 {
 /// l = 3
 /// window = 100000   # or g = 33334; neither: g = ⌊m·ln 2 / k⌋ from the budget
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct ApbfParams {
     /// `k`: slices set per insertion and consecutive matches required.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub k: Option<u32>,
     /// `l`: extra (aging) slices.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub l: Option<u32>,
     /// Target false positive rate choosing `(k, l)` by [`config_for_fpr`].
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub fpr: Option<f64>,
     /// `g`: insertions per generation.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub g: Option<u64>,
     /// The window `W` to guarantee: `g = ⌈(W − 1)/l⌉`.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub window: Option<u64>,
 }
 
@@ -734,15 +735,15 @@ impl DuplicateFilter for Apbf {
         self.layout.name()
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         vec![
-            ("k", self.k.to_string()),
-            ("l", self.l.to_string()),
-            ("g", self.g.to_string()),
-            ("m", self.m.to_string()),
-            ("window", guaranteed_window(self.l, self.g).to_string()),
-            ("max_window", max_window(self.l, self.g).to_string()),
-            ("fpr_paper", false_positive_rate(self.k, self.l).to_string()),
+            crate::Param::new("k", self.k),
+            crate::Param::new("l", self.l),
+            crate::Param::new("g", self.g),
+            crate::Param::new("m", self.m),
+            crate::Param::new("window", guaranteed_window(self.l, self.g)),
+            crate::Param::new("max_window", max_window(self.l, self.g)),
+            crate::Param::new("fpr_paper", false_positive_rate(self.k, self.l)),
         ]
     }
 
@@ -753,6 +754,55 @@ impl DuplicateFilter for Apbf {
         }
     }
 }
+
+/// The blocked variant as its own registry type (`apbf_blocked`): an [`Apbf`] built with
+/// [`Apbf::new_blocked`].
+#[derive(Debug, Clone)]
+pub struct ApbfBlocked(pub Apbf);
+
+impl ApbfBlocked {
+    /// A blocked APBF within `budget_bits` ([`Apbf::new_blocked`]).
+    pub fn new(budget_bits: u64, params: &ApbfParams, seed: u64) -> Result<Self> {
+        Apbf::new_blocked(budget_bits, params, seed).map(Self)
+    }
+}
+
+impl DuplicateFilter for ApbfBlocked {
+    #[inline]
+    fn step(&mut self, hash: u64) -> bool {
+        self.0.step(hash)
+    }
+    #[inline(always)]
+    fn prefetch(&self, hash: u64) {
+        self.0.prefetch(hash)
+    }
+    fn memory_bits(&self) -> u64 {
+        self.0.memory_bits()
+    }
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn params(&self) -> Vec<crate::Param> {
+        self.0.params()
+    }
+    fn occupancy(&self) -> Occupancy {
+        self.0.occupancy()
+    }
+}
+
+crate::structure::impl_structure!(Apbf {
+    name: "apbf",
+    params: ApbfParams,
+    cost: 3.0,
+    memory_bits_for: Apbf::memory_bits_for,
+});
+
+crate::structure::impl_structure!(ApbfBlocked {
+    name: "apbf_blocked",
+    params: ApbfParams,
+    cost: 2.0,
+    memory_bits_for: Apbf::memory_bits_for_blocked,
+});
 
 #[cfg(test)]
 mod tests {

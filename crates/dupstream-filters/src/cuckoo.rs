@@ -59,8 +59,9 @@ const ALT_SALT: u64 = 0xbb67_ae85_84ca_a73b;
 pub const MAX_B: u32 = 64;
 
 /// How the number of buckets is derived from the budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum CuckooBuckets {
     /// `⌊M/(b·f)⌋` buckets, alternate bucket `(c(fp) − i) mod n_b`: the whole budget is used.
     #[default]
@@ -70,8 +71,9 @@ pub enum CuckooBuckets {
 }
 
 /// How a fingerprint that would be 0 (the empty marker) is remapped (QHT paper §3.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum ZeroFingerprint {
     /// Option 2: a zero fingerprint becomes 1 (Fan et al.'s implementation).
     Increment,
@@ -92,26 +94,27 @@ fn default_max_num_kicks() -> u32 {
 
 /// Parameters of [`StreamingCuckoo`]. Defaults: the §6.1 benchmark's cuckoo filter (`b = 1`,
 /// `f = 3`) with Fan et al.'s `MaxNumKicks = 500`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct CuckooParams {
     /// `f`: fingerprint bits (Fan et al.'s symbol; §6.1: 3).
-    #[serde(default = "default_f")]
+    #[cfg_attr(feature = "serde", serde(default = "default_f"))]
     pub f: u32,
     /// `b`: entries per bucket (§6.1: 1).
-    #[serde(default = "default_b")]
+    #[cfg_attr(feature = "serde", serde(default = "default_b"))]
     pub b: u32,
     /// Relocations tried before the victim is dropped (Fan et al.: 500).
-    #[serde(default = "default_max_num_kicks")]
+    #[cfg_attr(feature = "serde", serde(default = "default_max_num_kicks"))]
     pub max_num_kicks: u32,
     /// Remapping of a zero fingerprint (default: option 3, as the QHT).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub zero_fingerprint: ZeroFingerprint,
     /// Insert elements reported DUPLICATE as well (default: no, as QHT's Algorithm 1).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub insert_duplicates: bool,
     /// Bucket count rule (default: use the whole budget).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub buckets: CuckooBuckets,
 }
 
@@ -350,33 +353,31 @@ impl DuplicateFilter for StreamingCuckoo {
     }
 
     fn name(&self) -> &'static str {
-        "cuckoo"
+        <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         let p = &self.params;
         vec![
-            ("f", p.f.to_string()),
-            ("b", p.b.to_string()),
-            ("max_num_kicks", p.max_num_kicks.to_string()),
-            (
+            crate::Param::new("f", p.f),
+            crate::Param::new("b", p.b),
+            crate::Param::new("max_num_kicks", p.max_num_kicks),
+            crate::Param::new(
                 "zero_fingerprint",
                 match p.zero_fingerprint {
                     ZeroFingerprint::Increment => "increment",
                     ZeroFingerprint::Rehash => "rehash",
-                }
-                .to_string(),
+                },
             ),
-            ("insert_duplicates", p.insert_duplicates.to_string()),
-            (
+            crate::Param::new("insert_duplicates", p.insert_duplicates),
+            crate::Param::new(
                 "buckets_rule",
                 match p.buckets {
                     CuckooBuckets::Fill => "fill",
                     CuckooBuckets::PowerOfTwo => "power_of_two",
-                }
-                .to_string(),
+                },
             ),
-            ("buckets", self.buckets.to_string()),
+            crate::Param::new("buckets", self.buckets),
         ]
     }
 
@@ -387,6 +388,13 @@ impl DuplicateFilter for StreamingCuckoo {
         }
     }
 }
+
+crate::structure::impl_structure!(StreamingCuckoo {
+    name: "cuckoo",
+    params: CuckooParams,
+    cost: 2.0,
+    memory_bits_for: memory_bits_for,
+});
 
 #[cfg(test)]
 mod tests {

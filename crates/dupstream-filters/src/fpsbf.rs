@@ -90,8 +90,9 @@ pub const MAX_C: u32 = 16;
 const FINGERPRINT_SALT: u64 = 0xf95b_f0a7;
 
 /// How an insertion updates a fingerprint cell (see the module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum FingerprintUpdate {
     /// `FPC ← h_fp(x)`: the cell keeps its last writer's fingerprint (default reading).
     #[default]
@@ -119,8 +120,9 @@ impl FingerprintUpdate {
 /// fps = 0.1    # or: l = 10
 /// # fingerprint_update = "xor"   # literal Algorithm 4; default "overwrite"
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct FpSbfParams {
     /// `c`, bits per counter (1..=16); `Max = 2^c − 1`.
     pub c: u32,
@@ -131,13 +133,13 @@ pub struct FpSbfParams {
     /// `ξ`, the eviction rate: probability that an UNSEEN element triggers a deletion.
     pub xi: f64,
     /// `L`, the number of cells decremented per deletion.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub l: Option<u64>,
     /// Target false positive rate `FPS`; `L` is then derived with Eq. 21 ([`l_for_fps`]).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub fps: Option<f64>,
     /// How insertion updates a fingerprint cell.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub fingerprint_update: FingerprintUpdate,
 }
 
@@ -433,29 +435,28 @@ impl DuplicateFilter for FpSbf {
     }
 
     fn name(&self) -> &'static str {
-        "fpsbf"
+        <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let fps = self.fps.map_or_else(|| "-".to_string(), |f| f.to_string());
+    fn params(&self) -> Vec<crate::Param> {
         let l = self.l as f64;
         vec![
-            ("c", self.c.to_string()),
-            ("f", self.f.to_string()),
-            ("k", self.k.to_string()),
-            ("xi", self.xi.to_string()),
-            ("fps", fps),
-            ("fingerprint_update", self.update.as_str().to_string()),
-            ("max", self.max.to_string()),
-            ("m", self.m.to_string()),
-            ("l", self.l.to_string()),
-            (
+            crate::Param::new("c", self.c),
+            crate::Param::new("f", self.f),
+            crate::Param::new("k", self.k),
+            crate::Param::new("xi", self.xi),
+            crate::Param::new("fps", self.fps),
+            crate::Param::new("fingerprint_update", self.update.as_str()),
+            crate::Param::new("max", self.max),
+            crate::Param::new("m", self.m),
+            crate::Param::new("l", self.l),
+            crate::Param::new(
                 "stable_zero_fraction",
-                stable_zero_fraction(l, self.k, self.max, self.m).to_string(),
+                stable_zero_fraction(l, self.k, self.max, self.m),
             ),
-            (
+            crate::Param::new(
                 "counter_fp_rate",
-                counter_fp_rate(l, self.k, self.max, self.m).to_string(),
+                counter_fp_rate(l, self.k, self.max, self.m),
             ),
         ]
     }
@@ -467,6 +468,13 @@ impl DuplicateFilter for FpSbf {
         }
     }
 }
+
+crate::structure::impl_structure!(FpSbf {
+    name: "fpsbf",
+    params: FpSbfParams,
+    cost: 20.0,
+    memory_bits_for: FpSbf::memory_bits_for,
+});
 
 #[cfg(test)]
 mod tests {
@@ -728,7 +736,7 @@ mod tests {
             (filt.memory_bits(), filt.m(), filt.name()),
             (10_000, 1250, "fpsbf")
         );
-        assert_eq!(filt.params()[0], ("c", "3".to_string()));
+        assert_eq!(filt.params()[0], crate::Param::new("c", 3u32));
     }
 
     #[test]

@@ -28,15 +28,19 @@ pub mod cuckoo;
 pub mod error;
 pub mod exact;
 pub mod fpsbf;
+pub mod param;
 pub mod qht;
 pub mod rsbf;
 pub mod sbf;
 pub mod spec;
 pub mod sqf;
+pub mod structure;
 pub mod swamp;
 pub mod theory;
 
 pub use error::{Error, Result};
+pub use param::{Param, ParamValue};
+pub use structure::Structure;
 
 use dupstream_core::raw;
 /// The key hash, randomness and bit arrays shared with `dupstream-streams`; they live in
@@ -142,9 +146,9 @@ pub trait DuplicateFilter: Send {
     /// The structure's stable name, as used in experiment and result files.
     fn name(&self) -> &'static str;
 
-    /// The structure's parameters, given and derived, as `(name, value)` pairs in a stable
-    /// order.
-    fn params(&self) -> Vec<(&'static str, String)>;
+    /// The structure's parameters, given and derived, as typed [`Param`]s in a stable order;
+    /// each renders as `name=value` exactly as result files write it.
+    fn params(&self) -> Vec<Param>;
 
     /// The structure's occupancy figure at this point of the stream.
     fn occupancy(&self) -> Occupancy;
@@ -178,7 +182,7 @@ impl<F: DuplicateFilter + ?Sized> DuplicateFilter for Box<F> {
     fn name(&self) -> &'static str {
         (**self).name()
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<Param> {
         (**self).params()
     }
     fn occupancy(&self) -> Occupancy {

@@ -112,8 +112,9 @@ pub const DEFAULT_P_STAR: f64 = 0.03;
 pub const DEFAULT_FPR_T: f64 = 0.1;
 
 /// Which of the two printed pseudo-codes to run (see the module documentation).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum RsbfReading {
     /// Conference Algorithm 1: one reservoir draw per element, whatever its verdict.
     #[default]
@@ -134,8 +135,9 @@ impl RsbfReading {
 }
 
 /// How `k` is derived from `FPR_t` when it is not given.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum KRule {
     /// The papers' trade-off: the arithmetic mean of 1 and Eq. 5.27 / 6.1 ([`k_tradeoff`]).
     #[default]
@@ -154,29 +156,31 @@ impl KRule {
     }
 }
 
+#[cfg(feature = "serde")] // only the serde default uses it
 fn default_p_star() -> f64 {
     DEFAULT_P_STAR
 }
 
 /// RSBF parameters. Give `k`, or `fpr_t` (and optionally `k_rule`); with neither, `k` comes
 /// from `fpr_t = 0.1` by the mean rule (`k = 3`).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct RsbfParams {
     /// Number of Bloom filters `k` (1..=64).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub k: Option<u32>,
     /// Threshold false positive rate `FPR_t` in (0, 1), from which `k` is derived.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub fpr_t: Option<f64>,
     /// How `k` follows from `fpr_t` (default: mean of 1 and Eq. 5.27).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub k_rule: KRule,
     /// Insertion-probability threshold `p*` in [0, 1] (default 0.03; 0 disables phase 3).
-    #[serde(default = "default_p_star")]
+    #[cfg_attr(feature = "serde", serde(default = "default_p_star"))]
     pub p_star: f64,
     /// Which pseudo-code to run (default `conference`).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub reading: RsbfReading,
 }
 
@@ -612,22 +616,22 @@ impl DuplicateFilter for Rsbf {
     }
 
     fn name(&self) -> &'static str {
-        NAME
+        <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let mut v = vec![("k", self.k.to_string())];
+    fn params(&self) -> Vec<crate::Param> {
+        let mut v = vec![crate::Param::new("k", self.k)];
         if self.params.k.is_none() {
-            v.push((
+            v.push(crate::Param::new(
                 "fpr_t",
-                self.params.fpr_t.unwrap_or(DEFAULT_FPR_T).to_string(),
+                self.params.fpr_t.unwrap_or(DEFAULT_FPR_T),
             ));
-            v.push(("k_rule", self.params.k_rule.as_str().to_string()));
+            v.push(crate::Param::new("k_rule", self.params.k_rule.as_str()));
         }
-        v.push(("p_star", self.params.p_star.to_string()));
-        v.push(("reading", self.params.reading.as_str().to_string()));
-        v.push(("s", self.s.to_string()));
-        v.push(("phase3_start", self.phase3_start.to_string()));
+        v.push(crate::Param::new("p_star", self.params.p_star));
+        v.push(crate::Param::new("reading", self.params.reading.as_str()));
+        v.push(crate::Param::new("s", self.s));
+        v.push(crate::Param::new("phase3_start", self.phase3_start));
         v
     }
 
@@ -638,3 +642,10 @@ impl DuplicateFilter for Rsbf {
         }
     }
 }
+
+crate::structure::impl_structure!(Rsbf {
+    name: NAME,
+    params: RsbfParams,
+    cost: 1.5,
+    memory_bits_for: Rsbf::memory_bits_for,
+});

@@ -62,8 +62,9 @@ pub const MAX_P: u64 = 1 << 16;
 pub const MAX_MAX: u64 = (1 << PackedArray::MAX_WIDTH) - 1;
 
 /// Which `P` cells are decremented in each iteration.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Decrement {
     /// `P` distinct cells drawn uniformly at random (Algorithm 1).
     #[default]
@@ -83,8 +84,9 @@ impl Decrement {
 }
 
 /// How `P` is rounded when it is derived from `fps` by Eq. 17.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum PRounding {
     /// Round down, as the paper does (the bound of Eq. 8 then slightly exceeds `fps`).
     #[default]
@@ -93,10 +95,12 @@ pub enum PRounding {
     Ceil,
 }
 
+#[cfg(feature = "serde")] // only the serde default uses it
 fn default_max() -> u64 {
     1
 }
 
+#[cfg(feature = "serde")] // only the serde default uses it
 fn default_k() -> u32 {
     2
 }
@@ -112,26 +116,27 @@ fn default_k() -> u32 {
 /// k = 2                     # default
 /// decrement = "adjacent"    # default "independent"
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct SbfParams {
     /// `Max`, the value cells are set to (default 1).
-    #[serde(default = "default_max")]
+    #[cfg_attr(feature = "serde", serde(default = "default_max"))]
     pub max: u64,
     /// `K`, the number of cells probed and set per element (default 2).
-    #[serde(default = "default_k")]
+    #[cfg_attr(feature = "serde", serde(default = "default_k"))]
     pub k: u32,
     /// `P`, the number of cells decremented per element.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub p: Option<u64>,
     /// `FPS`, the acceptable false positive rate; `P` then follows from Eq. 17.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub fps: Option<f64>,
     /// How the `P` cells are chosen (default independent).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub decrement: Decrement,
     /// How Eq. 17's real `P` is rounded when `fps` is given (default floor, as the paper).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub p_rounding: PRounding,
 }
 
@@ -534,26 +539,20 @@ impl DuplicateFilter for StableBloomFilter {
     }
 
     fn name(&self) -> &'static str {
-        "sbf"
+        <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         vec![
-            ("max", self.max.to_string()),
-            ("k", self.k.to_string()),
-            ("p", self.p.to_string()),
-            (
-                "fps",
-                self.fps.map_or_else(|| "-".to_string(), |f| f.to_string()),
-            ),
-            ("decrement", self.decrement.as_str().to_string()),
-            ("d", self.d.to_string()),
-            ("m", self.m.to_string()),
-            ("fps_bound", self.fps_bound().to_string()),
-            (
-                "stable_zero_fraction",
-                self.stable_zero_fraction().to_string(),
-            ),
+            crate::Param::new("max", self.max),
+            crate::Param::new("k", self.k),
+            crate::Param::new("p", self.p),
+            crate::Param::new("fps", self.fps),
+            crate::Param::new("decrement", self.decrement.as_str()),
+            crate::Param::new("d", self.d),
+            crate::Param::new("m", self.m),
+            crate::Param::new("fps_bound", self.fps_bound()),
+            crate::Param::new("stable_zero_fraction", self.stable_zero_fraction()),
         ]
     }
 
@@ -564,6 +563,31 @@ impl DuplicateFilter for StableBloomFilter {
         }
     }
 }
+
+crate::structure::impl_structure!(StableBloomFilter {
+    name: "sbf",
+    params: SbfParams,
+    cost: 3.0,
+    memory_bits_for: StableBloomFilter::memory_bits_for,
+}
+
+    /// An SBF touches K probe cells and P decrement cells (P from Eq. 17 when given as `fps`),
+    /// half a Bloom step per cell.
+    fn cost_at(params: &SbfParams, budget_bits: u64) -> f64 {
+        let m = budget_bits / u64::from(cell_bits(params.max.max(1))).max(1);
+        let cells = match (params.p, params.fps) {
+            (Some(pp), _) => pp as f64,
+            (None, Some(fps)) => crate::theory::p_for_fps(m.max(1), params.k, params.max, fps),
+            (None, None) => 4.0,
+        };
+        let cost = (f64::from(params.k) + cells) / 2.0;
+        if cost.is_finite() {
+            cost.max(1.0)
+        } else {
+            Self::RELATIVE_COST
+        }
+    }
+);
 
 #[cfg(test)]
 mod tests {
@@ -804,7 +828,7 @@ mod tests {
         // A loose target still decrements at least one cell.
         let f = StableBloomFilter::new(1 << 12, &SbfParams::with_fps(1, 2, 0.5), 0).unwrap();
         assert_eq!(f.p(), 1);
-        let names: Vec<&str> = f.params().iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = f.params().iter().map(|p| p.name).collect();
         assert_eq!(
             names,
             [

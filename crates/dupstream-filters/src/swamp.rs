@@ -94,16 +94,17 @@ pub fn memory_bits(window: u64, f: u32) -> Option<u64> {
 /// window = 100000
 /// fingerprint_bits = 24   # or fpr = 0.01, or neither (widest within the budget)
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct SwampParams {
     /// `W`, the window in elements.
     pub window: u64,
     /// `f`, fingerprint bits.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub fingerprint_bits: Option<u32>,
     /// Target false positive rate: `f =` [`fingerprint_bits_for`]`(W, fpr)`.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub fpr: Option<f64>,
 }
 
@@ -384,16 +385,13 @@ impl DuplicateFilter for Swamp {
         "swamp"
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         vec![
-            ("window", self.window.to_string()),
-            ("fingerprint_bits", self.f.to_string()),
-            ("table_slots", self.slots.to_string()),
-            ("count_bits", count_bits(self.window).to_string()),
-            (
-                "fpr_bound",
-                false_positive_bound(self.window, self.f).to_string(),
-            ),
+            crate::Param::new("window", self.window),
+            crate::Param::new("fingerprint_bits", self.f),
+            crate::Param::new("table_slots", self.slots),
+            crate::Param::new("count_bits", count_bits(self.window)),
+            crate::Param::new("fpr_bound", false_positive_bound(self.window, self.f)),
         ]
     }
 
@@ -404,6 +402,13 @@ impl DuplicateFilter for Swamp {
         }
     }
 }
+
+crate::structure::impl_structure!(Swamp {
+    name: "swamp",
+    params: SwampParams,
+    cost: 3.0,
+    memory_bits_for: Swamp::memory_bits_for,
+});
 
 #[cfg(test)]
 mod tests {

@@ -15,7 +15,7 @@ use dupstream_filters::rsbf::{
     KRule, Rsbf, RsbfParams, RsbfReading, distinct_probability, expected_distinct,
     fpr_after_first_s, k_for_fpr_t, k_low_fpr, k_tradeoff,
 };
-use dupstream_filters::{DuplicateFilter, Error, OccupancyKind};
+use dupstream_filters::{DuplicateFilter, Error, OccupancyKind, Param};
 
 const SEED: u64 = 0x5eed;
 
@@ -493,13 +493,13 @@ fn names_params_and_occupancy() {
     assert_eq!(names, ["rsbf", "rsbf", "bsbf", "bsbfsd", "rlbsbf"]);
     let f = Rsbf::new(3000, &RsbfParams::default(), 1).unwrap();
     let p = f.params();
-    assert_eq!(p[0], ("k", "3".to_string()));
-    assert!(p.contains(&("reading", "conference".to_string())));
-    assert!(p.contains(&("p_star", "0.03".to_string())));
-    assert!(p.contains(&("fpr_t", "0.1".to_string())));
+    assert_eq!(p[0], Param::new("k", 3u32));
+    assert!(p.contains(&Param::new("reading", "conference")));
+    assert!(p.contains(&Param::new("p_star", 0.03)));
+    assert!(p.contains(&Param::new("fpr_t", 0.1)));
     assert_eq!(
         Bsbf::new(4096, &BsbfParams::default(), 1).unwrap().params(),
-        [("k", "2".into()), ("s", "2048".into())]
+        [Param::new("k", 2u32), Param::new("s", 2048u64)]
     );
     // Occupancy is the exact fraction of ones.
     let mut b = Bsbf::new(4096, &BsbfParams::default(), 1).unwrap();

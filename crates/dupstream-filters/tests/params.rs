@@ -160,12 +160,15 @@ fn parameter_sets() -> Vec<(String, FilterSpec)> {
     out
 }
 
-/// `k=v;k=v;...`, exactly as the runner writes the `params` column.
+/// `k=v;k=v;...`, exactly as the runner writes the `params` column (each [`Param`]'s
+/// `Display`, joined with `;`).
+///
+/// [`Param`]: dupstream_filters::Param
 fn render(filter: &dyn DuplicateFilter) -> String {
     filter
         .params()
         .iter()
-        .map(|(k, v)| format!("{k}={v}"))
+        .map(|p| p.to_string())
         .collect::<Vec<_>>()
         .join(";")
 }

@@ -98,8 +98,8 @@ pub fn raw_row(
     let params = filter.params();
     let k = params
         .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case("k"))
-        .map(|(_, v)| v.clone())
+        .find(|p| p.name.eq_ignore_ascii_case("k"))
+        .map(|p| p.value.to_string())
         .unwrap_or_default();
     let occ = filter.occupancy();
     RawRow {
@@ -109,7 +109,7 @@ pub fn raw_row(
         label: cell.label.clone(),
         params: params
             .iter()
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|p| p.to_string())
             .collect::<Vec<_>>()
             .join(";"),
         k,
