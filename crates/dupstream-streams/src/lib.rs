@@ -35,11 +35,13 @@ pub mod replay;
 mod spec;
 pub mod truth;
 pub mod uniform;
+pub mod window_truth;
 
 pub use error::{Error, Result};
 pub use replay::{BadLinePolicy, ReplayFormat};
 pub use spec::{MAX_LEN, StreamSpec};
 pub use truth::{GroundTruth, Oracle, StreamStats};
+pub use window_truth::{Window, WindowOracle, WindowStats, WindowTruth};
 
 /// A started stream: fills buffers with keys until it ends.
 pub trait KeyStream: Send {
