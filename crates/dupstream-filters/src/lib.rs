@@ -37,6 +37,7 @@ pub mod sqf;
 pub mod structure;
 pub mod swamp;
 pub mod theory;
+pub mod tlbf;
 
 pub use error::{Error, Result};
 pub use param::{Param, ParamValue};

@@ -17,6 +17,7 @@ use crate::rsbf::Rsbf;
 use crate::sbf::StableBloomFilter;
 use crate::sqf::Sqf;
 use crate::swamp::Swamp;
+use crate::tlbf::Tlbf;
 use crate::{DuplicateFilter, Result, Structure, exact::Exact};
 
 /// The exact baseline's parameters (none), where they used to be defined.
@@ -134,4 +135,5 @@ registry! {
     Apbf(Apbf) = "apbf";
     ApbfBlocked(ApbfBlocked) = "apbf_blocked";
     Swamp(Swamp) = "swamp";
+    Tlbf(Tlbf) = "tlbf";
 }
