@@ -1,6 +1,10 @@
 //! The windowed truth against a brute-force model: for every position, scan backwards.
 
-use dupstream_streams::{GroundTruth, StreamSpec, Window, WindowOracle, WindowTruth, collect_keys};
+use crate::common::{TempFile, drain, nasa_tsv};
+use dupstream_streams::{
+    BadLinePolicy, Clock, Clocked, GroundTruth, ReplayFormat, ReplayStream, StreamSpec,
+    TimedStream, Window, WindowOracle, WindowTruth, collect_keys,
+};
 use proptest::prelude::*;
 
 /// Position i is a duplicate iff some j < i with the same key has i − j ≤ w.
@@ -98,4 +102,119 @@ fn bad_windows_and_times_are_errors() {
     assert!(
         WindowTruth::from_timed_keys(&[5], &[0.0], None, 1.0, Some(WindowOracle::Recent)).is_err()
     );
+}
+
+fn drain_timed(s: &mut dyn TimedStream) -> (Vec<u64>, Vec<f64>) {
+    let (mut keys, mut times) = (Vec::new(), Vec::new());
+    let (mut kb, mut tb) = (vec![0u64; 7], vec![0f64; 7]);
+    loop {
+        let k = s.fill_timed(&mut kb, &mut tb).unwrap();
+        if k == 0 {
+            return (keys, times);
+        }
+        keys.extend_from_slice(&kb[..k]);
+        times.extend_from_slice(&tb[..k]);
+    }
+}
+
+#[test]
+fn replayed_times_from_clf_and_columns() {
+    let clf = b"a - - [01/Aug/1995:00:00:01 -0400] \"GET /x HTTP/1.0\" 200 1\n\
+b - - [01/Aug/1995:00:00:03 -0400] \"GET /y HTTP/1.0\" 200 1\n\
+c - - [01/Aug/1995:00:00:02 -0400] \"GET /x HTTP/1.0\" 200 1\n\
+d - - [01/Aug/1995:00:01:03 -0400] \"GET /x\" 200 1\n";
+    let f = TempFile::new("clf-times", clf);
+    let open = || {
+        ReplayStream::open(
+            f.path(),
+            ReplayFormat::Clf,
+            None,
+            false,
+            0,
+            BadLinePolicy::Fail,
+            None,
+        )
+        .unwrap()
+    };
+    let (keys, times) = drain_timed(&mut open().timed(None).unwrap());
+    // The third line's earlier time is taken as the previous one.
+    let t0 = 807_249_601.0;
+    assert_eq!(times, vec![t0, t0 + 2.0, t0 + 2.0, t0 + 62.0]);
+    // The keys are those of the untimed stream.
+    assert_eq!(keys, drain(&mut open(), 3).unwrap());
+    // Windowed truth in seconds: /x at +2 s is within 5 s of +0; at +62 s it is not.
+    let w = WindowTruth::from_timed_keys(&keys, &times, None, 5.0, None).unwrap();
+    assert_eq!(labels(&w), vec![false, false, true, false]);
+    assert!(open().timed(Some("1")).is_err());
+
+    let csv = b"t,url\n1.5,/a\nx,/b\n2.5,/a\n";
+    let f = TempFile::new("csv-times", csv);
+    let open = |policy| {
+        ReplayStream::open(
+            f.path(),
+            ReplayFormat::Csv,
+            Some("url"),
+            true,
+            0,
+            policy,
+            None,
+        )
+        .unwrap()
+        .timed(Some("t"))
+        .unwrap()
+    };
+    let (keys, times) = drain_timed(&mut open(BadLinePolicy::Skip));
+    assert_eq!((keys.len(), times), (2, vec![1.5, 2.5]));
+    let mut failing = open(BadLinePolicy::Fail);
+    let mut kb = [0u64; 4];
+    let mut tb = [0f64; 4];
+    let err = failing
+        .fill_timed(&mut kb, &mut tb)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(":3:") && err.contains("not a number"), "{err}");
+}
+
+#[test]
+fn nasa_log_times() {
+    let Some(path) = nasa_tsv() else {
+        eprintln!("skipped: ../shared/data/nasa-http-1995-08-01.tsv not found");
+        return;
+    };
+    let mut s = ReplayStream::open(
+        &path,
+        ReplayFormat::Tsv,
+        Some("url"),
+        true,
+        0,
+        BadLinePolicy::Fail,
+        None,
+    )
+    .unwrap()
+    .timed(Some("time"))
+    .unwrap();
+    let (keys, times) = drain_timed(&mut s);
+    assert_eq!(keys.len(), 30_969);
+    assert_eq!(times[0], 807_256_800.0);
+    assert!(times.windows(2).all(|w| w[1] >= w[0]));
+    // One day of log; an hour's window labels fewer duplicates than the whole day.
+    let hour = WindowTruth::from_timed_keys(&keys, &times, None, 3600.0, None).unwrap();
+    let all = GroundTruth::from_keys(&keys, None, None).unwrap();
+    assert!(hour.stats().duplicates < all.len() - all.stats().distinct);
+}
+
+#[test]
+fn clocked_streams_keep_their_keys() {
+    let spec = StreamSpec::Uniform {
+        n: 10_000,
+        universe: None,
+        distinct_fraction: Some(0.5),
+        seed: 1,
+    };
+    let mut s = Clocked::new(spec.open().unwrap(), Clock::new(100.0, true, 9).unwrap());
+    let (keys, times) = drain_timed(&mut s);
+    assert_eq!(keys, collect_keys(&spec).unwrap());
+    assert!(times.windows(2).all(|w| w[1] >= w[0]));
+    // 10 000 exponential gaps of mean 10 ms: about 100 s, sd 1 s.
+    assert!((times[9_999] - 100.0).abs() < 5.0, "{}", times[9_999]);
 }
