@@ -9,3 +9,4 @@ mod deps;
 mod golden;
 mod readme;
 mod shard;
+mod window;
