@@ -79,6 +79,17 @@ reproduce-all scale="1": build
     just reproduce-fpsbf
     just reproduce-qht {{scale}}
 
+# The leaderboard (issue #14): every structure at equal memory, both truths (LEADERBOARD.md).
+# The NASA workload is skipped, visibly, when ../shared/data/nasa-http-1995-08-01.tsv is absent.
+[group('reproduce')]
+leaderboard scale="16": build
+    for f in experiments/leaderboard/*.toml; do \
+        if [ "$(basename "$f")" = nasa.toml ] && [ ! -f ../shared/data/nasa-http-1995-08-01.tsv ]; then \
+            echo "SKIPPED: $f (../shared/data/nasa-http-1995-08-01.tsv not found)"; continue; \
+        fi; \
+        {{bin}} run "$f" --scale {{scale}} {{threads}}; \
+    done
+
 # Run any experiment file, e.g. `just run experiments/bera-journal/table8.toml 16`.
 [group('reproduce')]
 run file scale="1": build
