@@ -44,7 +44,10 @@ fn every_experiment_file_is_valid_at_full_scale_and_at_scale_64() {
         for line in text.lines().filter(|l| l.contains("FAIL")) {
             assert!(!nasa && line.contains("leaderboard/nasa.toml"), "{text}");
         }
-        assert!(text.lines().filter(|l| l.starts_with("ok ")).count() >= 4, "{text}");
+        assert!(
+            text.lines().filter(|l| l.starts_with("ok ")).count() >= 4,
+            "{text}"
+        );
     }
     // Every paper and every entry of the catalogue is there.
     for name in [
