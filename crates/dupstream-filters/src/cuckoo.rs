@@ -207,6 +207,7 @@ pub struct StreamingCuckoo {
     params: CuckooParams,
     filled: u64,
     dropped: u64,
+    kicks: u64,
     rng: FilterRng,
 }
 
@@ -230,6 +231,7 @@ impl StreamingCuckoo {
             params: params.clone(),
             filled: 0,
             dropped: 0,
+            kicks: 0,
             rng: filter_rng(seed, 0),
         })
     }
@@ -242,6 +244,11 @@ impl StreamingCuckoo {
     /// Number of fingerprints dropped after `max_num_kicks` failed relocations.
     pub fn dropped(&self) -> u64 {
         self.dropped
+    }
+
+    /// Number of relocations (kicks) made so far.
+    pub fn kicks(&self) -> u64 {
+        self.kicks
     }
 
     /// The element's fingerprint (never 0).
@@ -304,7 +311,7 @@ impl StreamingCuckoo {
             i2
         };
         let mut f = fp;
-        for _ in 0..self.params.max_num_kicks {
+        for kick in 1..=self.params.max_num_kicks {
             let j = if self.b == 1 {
                 0
             } else {
@@ -316,10 +323,12 @@ impl StreamingCuckoo {
             f = victim;
             i = self.alt(i, f);
             if self.try_put(i, f) {
+                self.kicks += u64::from(kick);
                 return;
             }
         }
         // Footnote 4: the failure is discarded, and with it the fingerprint in hand.
+        self.kicks += u64::from(self.params.max_num_kicks);
         self.dropped += 1;
     }
 }
