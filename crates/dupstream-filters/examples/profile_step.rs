@@ -8,9 +8,15 @@ use dupstream_filters::spec::FilterSpec;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let toml_src = args.first().map_or("name = \"bloom\"\nk = 2".to_string(), |s| s.replace(';', "\n"));
+    let toml_src = args
+        .first()
+        .map_or("name = \"bloom\"\nk = 2".to_string(), |s| {
+            s.replace(';', "\n")
+        });
     let bits: u64 = args.get(1).map_or(1 << 20, |s| s.parse().expect("bits"));
-    let n: usize = args.get(2).map_or(1_000_000, |s| s.parse().expect("elements"));
+    let n: usize = args
+        .get(2)
+        .map_or(1_000_000, |s| s.parse().expect("elements"));
     let spec: FilterSpec = toml::from_str(&toml_src).expect("spec");
     let mut f = spec.build(bits, 1).expect("build");
     let u = (n as u64) * 63 / 100;
