@@ -24,17 +24,17 @@ reproduce-table7 scale="1": build
 reproduce-bera-table table scale="1": build
     {{bin}} run experiments/bera-journal/table{{table}}.toml --scale {{scale}}
 
-# Every Bera et al. table (journal 1-9, conference 2-5) at the given scale.
+# Every Bera et al. table (journal 1-9, conference 2-5) at the given scale (conference Table 2, 100K elements, at full scale).
 [group('reproduce')]
 reproduce-bera scale="1": build
-    for f in experiments/bera-journal/table*.toml experiments/bera-conference/table*.toml; do {{bin}} run "$f" --scale {{scale}} {{threads}}; done
+    just _runs {{scale}} experiments/bera-journal/table*.toml experiments/bera-conference/table*.toml
 
 # `--threads N` for every catalogue run when DUPSTREAM_THREADS is set (default: all cores).
 threads := if env_var_or_default("DUPSTREAM_THREADS", "") == "" { "" } else { "--threads " + env_var("DUPSTREAM_THREADS") }
 
 # Experiments of the catalogue small enough to run at full scale whatever `scale` says
-# (100K-element streams and the theory overlays' simulations; a few seconds each).
-small := "experiments/deng/fig1-sim.toml experiments/deng/fig2-sim.toml experiments/deng/fig4a.toml experiments/qht/table1.toml experiments/qht/table5.toml experiments/singh-batra/*.toml"
+# (100K-element streams, conference Table 2 and Fig. 8 included, and the theory overlays' simulations; a few seconds each).
+small := "experiments/bera-conference/table2.toml experiments/bera-conference/fig8.toml experiments/deng/fig1-sim.toml experiments/deng/fig2-sim.toml experiments/deng/fig4a.toml experiments/qht/table1.toml experiments/qht/table5.toml experiments/singh-batra/*.toml"
 
 # Runs experiment files in order at `scale` (the small ones at full scale).
 _runs scale +files:

@@ -51,11 +51,12 @@ fn default_fpr() -> f64 {
 /// ```toml
 /// fpr = 0.1   # target false positive rate of each filter at capacity (default 0.1, the QHT paper's)
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct A2Params {
     /// Target false positive rate of each of the two Bloom filters when it holds its capacity.
-    #[serde(default = "default_fpr")]
+    #[cfg_attr(feature = "serde", serde(default = "default_fpr"))]
     pub fpr: f64,
 }
 
@@ -236,19 +237,16 @@ impl DuplicateFilter for A2 {
     }
 
     fn name(&self) -> &'static str {
-        "a2"
+        <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         vec![
-            ("fpr", self.fpr.to_string()),
-            ("m_per_filter", self.m.to_string()),
-            ("k", self.k.to_string()),
-            ("capacity", self.capacity.to_string()),
-            (
-                "fpr_at_capacity",
-                bloom_fpr(self.k, self.capacity, self.m).to_string(),
-            ),
+            crate::Param::new("fpr", self.fpr),
+            crate::Param::new("m_per_filter", self.m),
+            crate::Param::new("k", self.k),
+            crate::Param::new("capacity", self.capacity),
+            crate::Param::new("fpr_at_capacity", bloom_fpr(self.k, self.capacity, self.m)),
         ]
     }
 
@@ -259,6 +257,13 @@ impl DuplicateFilter for A2 {
         }
     }
 }
+
+crate::structure::impl_structure!(A2 {
+    name: "a2",
+    params: A2Params,
+    cost: 2.0,
+    memory_bits_for: A2::memory_bits_for,
+});
 
 #[cfg(test)]
 mod tests {
@@ -414,7 +419,7 @@ mod tests {
             (f.memory_bits(), f.capacity(), f.k(), f.name()),
             (10_000, 1039, 3, "a2")
         );
-        assert_eq!(f.params()[0], ("fpr", "0.1".to_string()));
+        assert_eq!(f.params()[0], crate::Param::new("fpr", 0.1));
     }
 
     #[test]

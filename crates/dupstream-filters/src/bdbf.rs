@@ -71,20 +71,21 @@ fn default_cell_bits() -> u32 {
 /// # blocks = 429   # default ceil(W / (2^cell_bits - 2))
 /// # k = 4          # default round(ln2 · m / W), clamped to 1..=16
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct BDbfParams {
     /// `W`, the sliding window in elements.
-    #[serde(default = "default_window")]
+    #[cfg_attr(feature = "serde", serde(default = "default_window"))]
     pub window: u64,
     /// Bits per counter: 2, 4, 8 or 16.
-    #[serde(default = "default_cell_bits")]
+    #[cfg_attr(feature = "serde", serde(default = "default_cell_bits"))]
     pub cell_bits: u32,
     /// `B`, the number of blocks (one decayed per arrival).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub blocks: Option<u64>,
     /// `k`, the number of hash functions.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub k: Option<u32>,
 }
 
@@ -398,21 +399,18 @@ impl DuplicateFilter for BDbf {
     }
 
     fn name(&self) -> &'static str {
-        "bdbf"
+        <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         vec![
-            ("window", self.window.to_string()),
-            ("cell_bits", self.width.to_string()),
-            ("blocks", self.blocks.to_string()),
-            ("k", self.k.to_string()),
-            ("m", self.m.to_string()),
-            ("insert_value", self.value.to_string()),
-            (
-                "forget_gap",
-                forget_gap(self.window, self.blocks).to_string(),
-            ),
+            crate::Param::new("window", self.window),
+            crate::Param::new("cell_bits", self.width),
+            crate::Param::new("blocks", self.blocks),
+            crate::Param::new("k", self.k),
+            crate::Param::new("m", self.m),
+            crate::Param::new("insert_value", self.value),
+            crate::Param::new("forget_gap", forget_gap(self.window, self.blocks)),
         ]
     }
 
@@ -428,6 +426,13 @@ impl DuplicateFilter for BDbf {
         }
     }
 }
+
+crate::structure::impl_structure!(BDbf {
+    name: "bdbf",
+    params: BDbfParams,
+    cost: 10.0,
+    memory_bits_for: BDbf::memory_bits_for,
+});
 
 #[cfg(test)]
 mod tests {
@@ -717,7 +722,7 @@ mod tests {
             ),
             (9984, 2496, 429, 15, "bdbf")
         );
-        assert_eq!(f.params()[0], ("window", "6000".to_string()));
+        assert_eq!(f.params()[0].to_string(), "window=6000");
     }
 
     #[test]

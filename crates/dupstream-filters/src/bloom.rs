@@ -32,15 +32,16 @@ pub const MAX_K: u32 = 256;
 /// ```toml
 /// k = 7          # or: n = 100_000  (expected distinct elements; K = optimal_k(m, n))
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct BloomParams {
     /// `K`, the number of hash functions (1..=[`MAX_K`]).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub k: Option<u32>,
     /// `n`, the number of distinct elements the filter is sized for; `K` is then
     /// [`optimal_k`]`(m, n)` (Section 2.3 / 5.2).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub n: Option<u64>,
 }
 
@@ -216,20 +217,16 @@ impl DuplicateFilter for BloomFilter {
     }
 
     fn name(&self) -> &'static str {
-        "bloom"
+        <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let n = self.n.map_or_else(|| "-".to_string(), |n| n.to_string());
-        let fpr = self.n.map_or_else(
-            || "-".to_string(),
-            |n| false_positive_rate(self.k, n, self.m).to_string(),
-        );
+    fn params(&self) -> Vec<crate::Param> {
+        let fpr = self.n.map(|n| false_positive_rate(self.k, n, self.m));
         vec![
-            ("k", self.k.to_string()),
-            ("n", n),
-            ("m", self.m.to_string()),
-            ("fpr_at_n", fpr),
+            crate::Param::new("k", self.k),
+            crate::Param::new("n", self.n),
+            crate::Param::new("m", self.m),
+            crate::Param::new("fpr_at_n", fpr),
         ]
     }
 
@@ -240,6 +237,13 @@ impl DuplicateFilter for BloomFilter {
         }
     }
 }
+
+crate::structure::impl_structure!(BloomFilter {
+    name: "bloom",
+    params: BloomParams,
+    cost: 1.0,
+    memory_bits_for: BloomFilter::memory_bits_for,
+});
 
 #[cfg(test)]
 mod tests {
@@ -369,7 +373,7 @@ mod tests {
             Ok(12_345)
         );
         assert_eq!(f.name(), "bloom");
-        assert_eq!(f.params()[0], ("k", "2".to_string()));
+        assert_eq!(f.params()[0], crate::Param::new("k", 2u32));
     }
 
     #[test]

@@ -77,11 +77,12 @@ fn default_k() -> u32 {
 macro_rules! params_struct {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-        #[serde(deny_unknown_fields)]
+        #[derive(Debug, Clone, PartialEq)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
         pub struct $name {
             /// Number of Bloom filters `k` (1..=64; default 2, journal Section 6.1).
-            #[serde(default = "default_k")]
+            #[cfg_attr(feature = "serde", serde(default = "default_k"))]
             pub k: u32,
         }
 
@@ -398,8 +399,11 @@ impl<const V: u8> Core<V> {
         u64::from(self.k) * (self.s + Self::VARIANT.reserved_per_filter())
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
-        vec![("k", self.k.to_string()), ("s", self.s.to_string())]
+    fn params(&self) -> Vec<crate::Param> {
+        vec![
+            crate::Param::new("k", self.k),
+            crate::Param::new("s", self.s),
+        ]
     }
 
     fn occupancy(&self) -> Occupancy {
@@ -411,7 +415,7 @@ impl<const V: u8> Core<V> {
 }
 
 macro_rules! filter_type {
-    ($(#[$doc:meta])* $name:ident, $params:ident, $v:expr, $label:literal) => {
+    ($(#[$doc:meta])* $name:ident, $params:ident, $v:expr, $label:literal, $cost:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone)]
         pub struct $name {
@@ -466,15 +470,22 @@ macro_rules! filter_type {
                 self.core.memory_bits()
             }
             fn name(&self) -> &'static str {
-                $label
+                <Self as crate::Structure>::NAME
             }
-            fn params(&self) -> Vec<(&'static str, String)> {
+            fn params(&self) -> Vec<crate::Param> {
                 self.core.params()
             }
             fn occupancy(&self) -> Occupancy {
                 self.core.occupancy()
             }
         }
+
+        crate::structure::impl_structure!($name {
+            name: $label,
+            params: $params,
+            cost: $cost,
+            memory_bits_for: $name::memory_bits_for,
+        });
     };
 }
 
@@ -483,19 +494,22 @@ filter_type!(
     Bsbf,
     BsbfParams,
     BSBF,
-    "bsbf"
+    "bsbf",
+    1.2
 );
 filter_type!(
     /// BSBFSD, BSBF with Single Deletion (journal Algorithm 3).
     Bsbfsd,
     BsbfsdParams,
     BSBFSD,
-    "bsbfsd"
+    "bsbfsd",
+    1.1
 );
 filter_type!(
     /// RLBSBF, Randomized Load Balanced BSBF (journal Algorithm 4).
     Rlbsbf,
     RlbsbfParams,
     RLBSBF,
-    "rlbsbf"
+    "rlbsbf",
+    1.2
 );

@@ -56,12 +56,13 @@ fn default_entry_bits() -> u32 {
 /// ```toml
 /// entry_bits = 32   # default 64 (Section 5.2: 64 bits per URL fingerprint, 32 per synthetic element)
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct LruBufferingParams {
     /// Bits charged per buffer entry: 64 (the key hash, exact) or 32 (a 32-bit fingerprint,
     /// collisions possible). Default 64.
-    #[serde(default = "default_entry_bits")]
+    #[cfg_attr(feature = "serde", serde(default = "default_entry_bits"))]
     pub entry_bits: u32,
 }
 
@@ -79,14 +80,15 @@ impl Default for LruBufferingParams {
 /// q = 0.1           # probability of answering DUPLICATE on a miss (= the target FP rate)
 /// entry_bits = 64
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct FpBufferingParams {
     /// `q`, the probability that a miss is reported as DUPLICATE (Section 5.2). Set it to the
     /// false positive rate to match, see [`q_for_fp_rate`].
     pub q: f64,
     /// Bits charged per buffer entry: 64 or 32, as for [`LruBufferingParams::entry_bits`].
-    #[serde(default = "default_entry_bits")]
+    #[cfg_attr(feature = "serde", serde(default = "default_entry_bits"))]
     pub entry_bits: u32,
 }
 
@@ -341,13 +343,13 @@ impl DuplicateFilter for LruBuffering {
     }
 
     fn name(&self) -> &'static str {
-        "lru_buffering"
+        <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         vec![
-            ("entry_bits", self.entry_bits.to_string()),
-            ("capacity", self.capacity().to_string()),
+            crate::Param::new("entry_bits", self.entry_bits),
+            crate::Param::new("capacity", self.capacity()),
         ]
     }
 
@@ -435,17 +437,17 @@ impl DuplicateFilter for FpBuffering {
     }
 
     fn name(&self) -> &'static str {
-        "fp_buffering"
+        <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         vec![
-            ("q", self.q.to_string()),
-            ("entry_bits", self.entry_bits.to_string()),
-            ("capacity", self.capacity().to_string()),
-            (
+            crate::Param::new("q", self.q),
+            crate::Param::new("entry_bits", self.entry_bits),
+            crate::Param::new("capacity", self.capacity()),
+            crate::Param::new(
                 "expected_fp_rate",
-                expected_fp_rate(self.q, self.capacity(), self.entry_bits).to_string(),
+                expected_fp_rate(self.q, self.capacity(), self.entry_bits),
             ),
         ]
     }
@@ -457,6 +459,31 @@ impl DuplicateFilter for FpBuffering {
         }
     }
 }
+
+/// Heap bytes of an LRU buffer: the uncharged index (map entry + slab node) is ~40 bytes per
+/// entry, 48 with the entry itself.
+fn lru_heap_bytes(budget_bits: u64, entry_bits: u32) -> u64 {
+    budget_bits / u64::from(entry_bits) * 48 + 4096
+}
+
+/// Both buffers: the same cost and the same uncharged index.
+macro_rules! buffering_structure {
+    ($ty:ident, $name:literal, $params:ident) => {
+        crate::structure::impl_structure!($ty {
+            name: $name,
+            params: $params,
+            cost: 8.0,
+            memory_bits_for: $ty::memory_bits_for,
+        }
+
+            fn heap_bytes_estimate(params: &$params, budget_bits: u64, _hint: u64) -> u64 {
+                lru_heap_bytes(budget_bits, params.entry_bits)
+            }
+        );
+    };
+}
+buffering_structure!(LruBuffering, "lru_buffering", LruBufferingParams);
+buffering_structure!(FpBuffering, "fp_buffering", FpBufferingParams);
 
 #[cfg(test)]
 mod tests {
@@ -676,7 +703,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!((f.memory_bits(), f.name()), (960, "fp_buffering"));
-        assert_eq!(f.params()[0], ("q", "0.1".to_string()));
+        assert_eq!(f.params()[0], crate::Param::new("q", 0.1));
     }
 
     #[test]
@@ -709,6 +736,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "serde")]
     fn params_deserialize_with_defaults_and_reject_unknown_fields() {
         use serde::Deserialize;
         use serde::de::value::{Error as DeError, MapDeserializer};

@@ -2,7 +2,7 @@
 //! bijection of keys for a fixed seed, see [`crate::hash::hash_key`]) and its memory is
 //! unbounded; it is the sanity baseline, not a contender.
 
-use crate::{DuplicateFilter, Occupancy, OccupancyKind};
+use crate::{DuplicateFilter, Occupancy, OccupancyKind, Result};
 use hashbrown::HashSet;
 
 /// Identity hasher: the keys are already uniform 64-bit hashes.
@@ -59,9 +59,9 @@ impl DuplicateFilter for Exact {
         self.seen.len() as u64 * 64
     }
     fn name(&self) -> &'static str {
-        "exact"
+        <Self as crate::Structure>::NAME
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         Vec::new()
     }
     fn occupancy(&self) -> Occupancy {
@@ -70,5 +70,32 @@ impl DuplicateFilter for Exact {
             kind: OccupancyKind::FilledFraction,
             value: self.seen.len() as f64 / cap,
         }
+    }
+}
+
+/// Parameters of the exact baseline (none).
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct ExactParams {}
+
+impl crate::Structure for Exact {
+    const NAME: &'static str = "exact";
+    type Params = ExactParams;
+    const RELATIVE_COST: f64 = 4.0;
+
+    /// An empty set; the budget and the seed play no part (its memory is unbounded).
+    fn new(_budget_bits: u64, _params: &ExactParams, _seed: u64) -> Result<Self> {
+        Ok(Exact::new())
+    }
+
+    /// Charged as 0: the baseline is outside the memory comparison.
+    fn memory_bits_for(_budget_bits: u64, _params: &ExactParams) -> Result<u64> {
+        Ok(0)
+    }
+
+    /// About 16 bytes per distinct key (hash-set slot plus load-factor slack).
+    fn heap_bytes_estimate(_params: &ExactParams, _budget_bits: u64, distinct_hint: u64) -> u64 {
+        distinct_hint.saturating_mul(16)
     }
 }

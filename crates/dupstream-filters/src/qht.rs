@@ -83,14 +83,15 @@ fn default_s() -> u32 {
 ///
 /// The defaults are the QHT of the paper's §6.1 benchmark: one bucket per row, 3-bit
 /// fingerprints (asymptotic FPR `1/7`).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct QhtParams {
     /// `k`: buckets per row (§6.1: 1).
-    #[serde(default = "default_k")]
+    #[cfg_attr(feature = "serde", serde(default = "default_k"))]
     pub k: u32,
     /// `s` (`σ` in Algorithm 1): bits per fingerprint (§6.1: 3).
-    #[serde(default = "default_s")]
+    #[cfg_attr(feature = "serde", serde(default = "default_s"))]
     pub s: u32,
 }
 
@@ -508,15 +509,15 @@ macro_rules! qht_variant {
             }
 
             fn name(&self) -> &'static str {
-                $name
+                <Self as crate::Structure>::NAME
             }
 
-            fn params(&self) -> Vec<(&'static str, String)> {
+            fn params(&self) -> Vec<crate::Param> {
                 vec![
-                    ("k", self.params.k.to_string()),
-                    ("s", self.params.s.to_string()),
-                    ("rows", self.table.rows().to_string()),
-                    ("fingerprints", fingerprint_count(self.params.s).to_string()),
+                    crate::Param::new("k", self.params.k),
+                    crate::Param::new("s", self.params.s),
+                    crate::Param::new("rows", self.table.rows()),
+                    crate::Param::new("fingerprints", fingerprint_count(self.params.s)),
                 ]
             }
 
@@ -524,6 +525,13 @@ macro_rules! qht_variant {
                 Occupancy { kind: OccupancyKind::FilledFraction, value: self.table.filled_fraction() }
             }
         }
+
+        crate::structure::impl_structure!($ty {
+            name: $name,
+            params: QhtParams,
+            cost: 1.0,
+            memory_bits_for: memory_bits_for,
+        });
     };
 }
 
@@ -931,10 +939,10 @@ mod tests {
         assert_eq!(
             f.params(),
             vec![
-                ("k", "2".to_string()),
-                ("s", "5".to_string()),
-                ("rows", "100".to_string()),
-                ("fingerprints", "31".to_string())
+                crate::Param::new("k", 2u32),
+                crate::Param::new("s", 5u32),
+                crate::Param::new("rows", 100u64),
+                crate::Param::new("fingerprints", 31.0)
             ]
         );
     }

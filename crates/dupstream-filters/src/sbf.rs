@@ -34,6 +34,12 @@
 //! - **`Max` need not be `2^d − 1`.** Definition 1 ties `Max = 2^d − 1`; any `Max ≥ 1` is
 //!   accepted and `d` is the smallest width holding it (Section 4.1 explains why other values
 //!   waste bits).
+//! - **Decrement range (a hypothesis, off by default).** `decrement_range_bits = b` draws the
+//!   decrement positions from `[0, min(m, 2^b))` instead of `[0, m)`: what an implementation
+//!   whose generator yields `b` random bits (C's `rand()`: 31) would do. With `m ≤ 2^b` it
+//!   changes nothing (same draws, same verdicts); above, the cells at `2^b` and beyond are
+//!   never decremented. Bera et al.'s 512 MB SBF cells (`m = 2^32`) fit `b = 31`
+//!   (`experiments/bera-journal/SETUP.md`); no paper states it.
 //! - The `K` indices come from double hashing of the pre-hashed key, standing in for the
 //!   paper's independent hash functions; they are not forced distinct (nor are the paper's).
 //!
@@ -62,8 +68,9 @@ pub const MAX_P: u64 = 1 << 16;
 pub const MAX_MAX: u64 = (1 << PackedArray::MAX_WIDTH) - 1;
 
 /// Which `P` cells are decremented in each iteration.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Decrement {
     /// `P` distinct cells drawn uniformly at random (Algorithm 1).
     #[default]
@@ -83,8 +90,9 @@ impl Decrement {
 }
 
 /// How `P` is rounded when it is derived from `fps` by Eq. 17.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum PRounding {
     /// Round down, as the paper does (the bound of Eq. 8 then slightly exceeds `fps`).
     #[default]
@@ -93,10 +101,12 @@ pub enum PRounding {
     Ceil,
 }
 
+#[cfg(feature = "serde")] // only the serde default uses it
 fn default_max() -> u64 {
     1
 }
 
+#[cfg(feature = "serde")] // only the serde default uses it
 fn default_k() -> u32 {
     2
 }
@@ -112,27 +122,34 @@ fn default_k() -> u32 {
 /// k = 2                     # default
 /// decrement = "adjacent"    # default "independent"
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct SbfParams {
     /// `Max`, the value cells are set to (default 1).
-    #[serde(default = "default_max")]
+    #[cfg_attr(feature = "serde", serde(default = "default_max"))]
     pub max: u64,
     /// `K`, the number of cells probed and set per element (default 2).
-    #[serde(default = "default_k")]
+    #[cfg_attr(feature = "serde", serde(default = "default_k"))]
     pub k: u32,
     /// `P`, the number of cells decremented per element.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub p: Option<u64>,
     /// `FPS`, the acceptable false positive rate; `P` then follows from Eq. 17.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub fps: Option<f64>,
     /// How the `P` cells are chosen (default independent).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub decrement: Decrement,
     /// How Eq. 17's real `P` is rounded when `fps` is given (default floor, as the paper).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub p_rounding: PRounding,
+    /// Decrement positions drawn from `[0, min(m, 2^bits))` instead of `[0, m)` (default: the
+    /// full range). A hypothesis about an implementation detail, not a reading of the paper:
+    /// a generator of `bits` output bits, such as C's `rand()` with 31, never reaches the cells
+    /// above `2^bits` (Bera et al. experiments, `SBF-rand31`; see the module documentation).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub decrement_range_bits: Option<u32>,
 }
 
 impl SbfParams {
@@ -145,6 +162,7 @@ impl SbfParams {
             fps: None,
             decrement: Decrement::Independent,
             p_rounding: PRounding::Floor,
+            decrement_range_bits: None,
         }
     }
 
@@ -157,6 +175,7 @@ impl SbfParams {
             fps: Some(fps),
             decrement: Decrement::Independent,
             p_rounding: PRounding::Floor,
+            decrement_range_bits: None,
         }
     }
 
@@ -250,6 +269,15 @@ fn resolve(budget_bits: u64, params: &SbfParams) -> Result<Resolved> {
         bits: u64::MAX,
     })?;
     crate::error::words_for_bits("sbf", bits)?;
+    if let Some(b) = params.decrement_range_bits {
+        // At least P positions in range, so that P distinct cells can be drawn.
+        ensure(
+            (1..=63).contains(&b) && (1u64 << b) >= p,
+            "decrement_range_bits",
+            b,
+            "must be in 1..=63 with 2^bits >= P",
+        )?;
+    }
     Ok(Resolved { max, k, p, d, m })
 }
 
@@ -289,6 +317,10 @@ pub struct StableBloomFilter {
     d: u32,
     fps: Option<f64>,
     decrement: Decrement,
+    /// Decrement positions are drawn from `[0, draw_range)`: `m`, or `min(m, 2^bits)` with
+    /// `decrement_range_bits`.
+    draw_range: u64,
+    decrement_range_bits: Option<u32>,
     zeros: u64,
     rng: FilterRng,
     /// `R` groups of pre-drawn positions, `group_len` each (`P`, or 1 start cell if adjacent).
@@ -319,6 +351,8 @@ impl StableBloomFilter {
             d,
             fps: params.fps,
             decrement: params.decrement,
+            draw_range: params.decrement_range_bits.map_or(m, |b| m.min(1u64 << b)),
+            decrement_range_bits: params.decrement_range_bits,
             zeros: m,
             rng: filter_rng(seed, 0),
             ring: vec![0; groups * group_len],
@@ -388,7 +422,7 @@ impl StableBloomFilter {
     /// bitmap of those cells (about 32 bits per cell, hashed) says the new one may be among
     /// them: rarely, so a group costs `O(P)` whatever `P`.
     fn draw_group(&mut self, g: usize) {
-        let m = self.m;
+        let m = self.draw_range;
         // A local copy of the generator: its state stays in registers while the group (which
         // the compiler cannot tell apart from `self`) is written.
         let mut rng = self.rng.clone();
@@ -534,27 +568,25 @@ impl DuplicateFilter for StableBloomFilter {
     }
 
     fn name(&self) -> &'static str {
-        "sbf"
+        <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("max", self.max.to_string()),
-            ("k", self.k.to_string()),
-            ("p", self.p.to_string()),
-            (
-                "fps",
-                self.fps.map_or_else(|| "-".to_string(), |f| f.to_string()),
-            ),
-            ("decrement", self.decrement.as_str().to_string()),
-            ("d", self.d.to_string()),
-            ("m", self.m.to_string()),
-            ("fps_bound", self.fps_bound().to_string()),
-            (
-                "stable_zero_fraction",
-                self.stable_zero_fraction().to_string(),
-            ),
-        ]
+    fn params(&self) -> Vec<crate::Param> {
+        let mut v = vec![
+            crate::Param::new("max", self.max),
+            crate::Param::new("k", self.k),
+            crate::Param::new("p", self.p),
+            crate::Param::new("fps", self.fps),
+            crate::Param::new("decrement", self.decrement.as_str()),
+            crate::Param::new("d", self.d),
+            crate::Param::new("m", self.m),
+            crate::Param::new("fps_bound", self.fps_bound()),
+            crate::Param::new("stable_zero_fraction", self.stable_zero_fraction()),
+        ];
+        if let Some(b) = self.decrement_range_bits {
+            v.push(crate::Param::new("decrement_range_bits", b));
+        }
+        v
     }
 
     fn occupancy(&self) -> Occupancy {
@@ -564,6 +596,31 @@ impl DuplicateFilter for StableBloomFilter {
         }
     }
 }
+
+crate::structure::impl_structure!(StableBloomFilter {
+    name: "sbf",
+    params: SbfParams,
+    cost: 3.0,
+    memory_bits_for: StableBloomFilter::memory_bits_for,
+}
+
+    /// An SBF touches K probe cells and P decrement cells (P from Eq. 17 when given as `fps`),
+    /// half a Bloom step per cell.
+    fn cost_at(params: &SbfParams, budget_bits: u64) -> f64 {
+        let m = budget_bits / u64::from(cell_bits(params.max.max(1))).max(1);
+        let cells = match (params.p, params.fps) {
+            (Some(pp), _) => pp as f64,
+            (None, Some(fps)) => crate::theory::p_for_fps(m.max(1), params.k, params.max, fps),
+            (None, None) => 4.0,
+        };
+        let cost = (f64::from(params.k) + cells) / 2.0;
+        if cost.is_finite() {
+            cost.max(1.0)
+        } else {
+            Self::RELATIVE_COST
+        }
+    }
+);
 
 #[cfg(test)]
 mod tests {
@@ -603,6 +660,40 @@ mod tests {
     const M_CELLS: u64 = 1 << 14;
     const WARMUP: u64 = 1 << 16; // ~24 autocorrelation times: e^{-24} of the start remains
     const WINDOW: u64 = 1 << 17;
+
+    #[test]
+    fn decrement_range_covering_m_changes_nothing_and_a_short_range_spares_the_upper_cells() {
+        let base = SbfParams::new(1, 2, 4);
+        let ranged = |bits| SbfParams {
+            decrement_range_bits: Some(bits),
+            ..base.clone()
+        };
+        // m = 2^12: a 12-bit range covers it, so the draws and verdicts are the default's.
+        let mut a = StableBloomFilter::new(1 << 12, &base, 5).unwrap();
+        let mut b = StableBloomFilter::new(1 << 12, &ranged(12), 5).unwrap();
+        for key in 0..20_000 {
+            let h = hash_key(key % 3_000, 1);
+            assert_eq!(a.step(h), b.step(h), "key {key}");
+        }
+        // An 11-bit range: cells 2^11.. are set by insertions and never decremented, so once
+        // set they stay at Max, while the lower half keeps decaying.
+        let mut c = StableBloomFilter::new(1 << 12, &ranged(11), 5).unwrap();
+        distinct_run(&mut c, 0, 50_000);
+        let upper_zeros = ((1 << 11)..(1 << 12))
+            .filter(|&j| c.cells.get(j) == 0)
+            .count();
+        let lower_zeros = (0..(1 << 11)).filter(|&j| c.cells.get(j) == 0).count();
+        // 50,000 elements x K = 2 probes spread over 4096 cells: each upper cell is missed with
+        // probability e^{-50000*2/4096} < 1e-10; the lower half holds its stable share of zeros
+        // (Theorem 3 for m = 2^11, P = 4: about 2/3).
+        assert_eq!(upper_zeros, 0);
+        assert!(lower_zeros > 1 << 9, "lower zeros {lower_zeros}");
+        assert!(c.zeros_consistent());
+        assert!(
+            StableBloomFilter::new(1 << 12, &ranged(1), 5).is_err(),
+            "2^1 < P positions"
+        );
+    }
 
     fn check_convergence(decrement: Decrement, max: u64, tol: f64) {
         let params = SbfParams::new(max, 2, 4).decrement(decrement);
@@ -804,7 +895,7 @@ mod tests {
         // A loose target still decrements at least one cell.
         let f = StableBloomFilter::new(1 << 12, &SbfParams::with_fps(1, 2, 0.5), 0).unwrap();
         assert_eq!(f.p(), 1);
-        let names: Vec<&str> = f.params().iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = f.params().iter().map(|p| p.name).collect();
         assert_eq!(
             names,
             [

@@ -68,8 +68,9 @@ fn default_r_prime() -> u32 {
 }
 
 /// How the number of rows is derived from the memory budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum SqfRows {
     /// `2^q` rows, `q = ⌊log2(M/(k·σ))⌋`: the SQF as defined (§2.4, `M = 2^q·k·σ`).
     #[default]
@@ -80,21 +81,22 @@ pub enum SqfRows {
 
 /// Parameters of [`Sqf`]. The defaults are the §6.1 benchmark's SQF: one cell per row,
 /// `r = 2`, `r' = 1` (3-bit cells, asymptotic FPR 1/4).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct SqfParams {
     /// `k`: cells per row (§6.1: 1; the SQF paper's recommendation, 4, gives FPR 1 with
     /// `r = 2`, `r' = 1`; see the module doc).
-    #[serde(default = "default_k")]
+    #[cfg_attr(feature = "serde", serde(default = "default_k"))]
     pub k: u32,
     /// `r`: remainder bits (§6.1: 2).
-    #[serde(default = "default_r")]
+    #[cfg_attr(feature = "serde", serde(default = "default_r"))]
     pub r: u32,
     /// `r'`: remainder bits kept verbatim in the fingerprint, `r' < r` (§6.1: 1).
-    #[serde(default = "default_r_prime")]
+    #[cfg_attr(feature = "serde", serde(default = "default_r_prime"))]
     pub r_prime: u32,
     /// Row count rule; `q` is derived from the budget.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub rows: SqfRows,
 }
 
@@ -268,35 +270,28 @@ impl DuplicateFilter for Sqf {
     }
 
     fn name(&self) -> &'static str {
-        "sqf"
+        <Self as crate::Structure>::NAME
     }
 
-    fn params(&self) -> Vec<(&'static str, String)> {
+    fn params(&self) -> Vec<crate::Param> {
         let p = &self.params;
         let rows = self.table.rows();
-        let q = if rows.is_power_of_two() {
-            rows.ilog2().to_string()
-        } else {
-            "-".to_string()
-        };
+        let q = rows.is_power_of_two().then(|| rows.ilog2());
         vec![
-            ("k", p.k.to_string()),
-            ("r", p.r.to_string()),
-            ("r_prime", p.r_prime.to_string()),
-            (
+            crate::Param::new("k", p.k),
+            crate::Param::new("r", p.r),
+            crate::Param::new("r_prime", p.r_prime),
+            crate::Param::new(
                 "rows_rule",
                 match p.rows {
-                    SqfRows::PowerOfTwo => "power_of_two".to_string(),
-                    SqfRows::Fill => "fill".to_string(),
+                    SqfRows::PowerOfTwo => "power_of_two",
+                    SqfRows::Fill => "fill",
                 },
             ),
-            ("q", q),
-            ("rows", rows.to_string()),
-            ("sigma", sigma(p.r, p.r_prime).to_string()),
-            (
-                "fingerprints",
-                fingerprint_count(p.r, p.r_prime).to_string(),
-            ),
+            crate::Param::new("q", q),
+            crate::Param::new("rows", rows),
+            crate::Param::new("sigma", sigma(p.r, p.r_prime)),
+            crate::Param::new("fingerprints", fingerprint_count(p.r, p.r_prime)),
         ]
     }
 
@@ -307,6 +302,13 @@ impl DuplicateFilter for Sqf {
         }
     }
 }
+
+crate::structure::impl_structure!(Sqf {
+    name: "sqf",
+    params: SqfParams,
+    cost: 1.5,
+    memory_bits_for: memory_bits_for,
+});
 
 #[cfg(test)]
 mod tests {
@@ -540,6 +542,6 @@ mod tests {
         let vc: Vec<bool> = keys.iter().map(|&h| c.step(h)).collect();
         assert_ne!(va, vc);
         assert_eq!(a.name(), "sqf");
-        assert_eq!(a.params()[4], ("q", "8".to_string()));
+        assert_eq!(a.params()[4], crate::Param::new("q", 8u32));
     }
 }

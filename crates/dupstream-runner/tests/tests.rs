@@ -4,6 +4,8 @@ mod util;
 
 mod catalogue;
 mod cli;
+mod custom;
+mod deps;
 mod golden;
 mod readme;
 mod shard;

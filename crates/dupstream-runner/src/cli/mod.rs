@@ -1,0 +1,151 @@
+//! Stage 6, the command line: one file per subcommand, each a short handler that parses its
+//! arguments and calls the stages below. [`main`] is the `dupstream` binary; [`main_with`]
+//! is the same command with a user's structures registered.
+
+mod check;
+mod compare;
+mod estimate;
+mod list;
+mod merge;
+mod plot;
+mod run;
+mod slurm;
+mod theory;
+mod timing;
+
+use crate::plan::{ConfigError, Registry};
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+pub const EXAMPLES: &str = "\
+Examples:
+  dupstream run experiments/bera-journal/table7.toml --scale 64
+      Bera et al. Table 7 at 1/64 of the paper's stream length and memory (about a minute)
+  dupstream run experiments/bera-journal/table7.toml
+      the same at full scale: 20 runs over 10^9 elements
+  dupstream run my.toml --threads 1 --out results/mine
+  dupstream run my.toml --resume            continue an interrupted run
+  dupstream list                            the experiment catalogue
+  dupstream check                           validate every experiment file under experiments/
+  dupstream theory deng-fig1 --out results/theory
+      Deng & Rafiei Fig. 1 (FN rate vs K) from the paper's equations
+  dupstream compare results/bera-journal-table7/<date>-<rev>-scale64
+  dupstream plot results/bera-journal-table7/<date>-<rev>-scale64
+  dupstream run my.toml --shard 0/4 --out parts/0   one of 4 shards (see `dupstream merge --help`)
+  dupstream slurm my.toml --shards 16 --partition short --submit
+
+Exit codes: 0 success, 1 failure while running, 2 invalid experiment file or arguments.";
+
+/// Reproduce published evaluations of approximate duplicate detection in streams
+/// (Stable Bloom filters and successors), and run your own.
+#[derive(Debug, Parser)]
+#[command(name = "dupstream", version, after_help = EXAMPLES, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run an experiment: generate each stream once, label it exactly, run every grid cell in
+    /// parallel and write raw.csv, table.csv/.md, charts, run.toml and manifest.json.
+    #[command(after_help = EXAMPLES)]
+    Run(run::RunArgs),
+    /// List the experiment catalogue (every *.toml under a directory) with descriptions.
+    List(list::ListArgs),
+    /// Re-draw a results directory's charts from its raw.csv (no recomputation).
+    Plot(plot::PlotArgs),
+    /// Compare a results directory with the paper's values: rewrites table.csv/.md and prints it.
+    Compare(compare::CompareArgs),
+    /// Combine the parts written by `dupstream run --shard I/N` into the raw.csv, tables and
+    /// charts a single-machine run gives.
+    #[command(after_help = merge::MERGE_EXAMPLES)]
+    Merge(merge::MergeArgs),
+    /// Write (and with --submit, submit) Slurm scripts that run an experiment as a job array
+    /// of shards followed by a merge job.
+    #[command(after_help = slurm::SLURM_EXAMPLES)]
+    Slurm(Box<slurm::SlurmArgs>),
+    /// Validate experiment files without running them: each parses, every structure fits every
+    /// memory size, and its paper values load. Exit 2 if any is invalid.
+    Check(check::CheckArgs),
+    /// Draw an analytic figure (Deng & Rafiei Fig. 1, 2) from the paper's equations, with an
+    /// optional simulation overlay; writes CSV, PNG and SVG.
+    Theory(theory::TheoryArgs),
+    /// The time `run` would estimate for each experiment file and in total, without running.
+    Estimate(estimate::EstimateArgs),
+    /// Time per element of each structure in a results directory, beside the paper's
+    /// (QHT paper Table 3); writes timing.csv/.md and prints it.
+    Timing(timing::TimingArgs),
+}
+
+/// The `dupstream` command with the built-in structures.
+pub fn main() -> ExitCode {
+    main_with(&Registry::builtin())
+}
+
+/// The `dupstream` command with the structures of `registry`: exit 0 on success, 2 on an
+/// invalid experiment file or arguments, 1 on a failure while running.
+pub fn main_with(registry: &Registry) -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match dispatch(cli.command, registry) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if let Some(cfg) = e.downcast_ref::<ConfigError>() {
+                eprintln!("error: {cfg}");
+                return ExitCode::from(2);
+            }
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn dispatch(command: Command, registry: &Registry) -> Result<()> {
+    match command {
+        Command::Run(args) => run::run(args, registry),
+        Command::List(args) => list::run(args),
+        Command::Plot(args) => plot::run(args, registry),
+        Command::Compare(args) => compare::run(args, registry),
+        Command::Merge(args) => merge::run(args, registry),
+        Command::Slurm(args) => slurm::run(*args, registry),
+        Command::Check(args) => check::run(args, registry),
+        Command::Theory(args) => theory::run(args),
+        Command::Estimate(args) => estimate::run(args, registry),
+        Command::Timing(args) => timing::run(args, registry),
+    }
+}
+
+/// Every `*.toml` under `path` (or `path` itself when it is a file), sorted.
+fn experiment_files(path: &Path) -> Result<Vec<PathBuf>> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for e in std::fs::read_dir(dir)? {
+            let p = e?.path();
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    if path.is_file() {
+        out.push(path.to_path_buf());
+    } else {
+        walk(path, &mut out).with_context(|| format!("reading {}", path.display()))?;
+    }
+    out.sort();
+    Ok(out)
+}

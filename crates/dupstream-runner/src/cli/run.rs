@@ -1,0 +1,49 @@
+//! `dupstream run`.
+
+use crate::distribute::{self, RunOptions, ShardSpec};
+use crate::plan::Registry;
+use anyhow::Result;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The experiment file (TOML).
+    pub experiment: PathBuf,
+    /// Divide the stream length, every memory size and the key universe by F (keeps N/M and
+    /// N/U fixed). Overrides the file's [run] scale.
+    #[arg(long, value_name = "F")]
+    pub scale: Option<u64>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Output directory (default: results/<experiment>/<date>-<short-rev>[-scale<F>]).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Continue an interrupted run: skip the cells already finished in the output directory.
+    #[arg(long)]
+    pub resume: bool,
+    /// Root of the default output directories.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub results_root: PathBuf,
+    /// No progress bars or per-cell lines.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Run only shard I of N (0 <= I < N): the cells assigned to it, balanced by estimated
+    /// cost. Writes a part for `dupstream merge` (default: results/<experiment>/shards-<rev>-<digest>/shard-I-of-N).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<ShardSpec>,
+}
+
+pub fn run(a: RunArgs, registry: &Registry) -> Result<()> {
+    let opts = RunOptions {
+        experiment: a.experiment,
+        scale: a.scale,
+        threads: a.threads,
+        out: a.out,
+        resume: a.resume,
+        results_root: a.results_root,
+        quiet: a.quiet,
+        shard: a.shard,
+    };
+    distribute::run(&opts, registry)
+}

@@ -1,0 +1,80 @@
+//! One cell: its structure over its stream, scored at each checkpoint against the stream's
+//! ground truth.
+
+use crate::execute::Progress;
+use crate::plan::cost::BATCH;
+use crate::plan::seeds::{filter_seed, hash_seed};
+use crate::plan::{Cell, Experiment};
+use crate::record::{CellTiming, RawRow};
+use anyhow::{Context, Result, anyhow, bail};
+use dupstream_filters::hash::hash_key;
+use dupstream_streams::GroundTruth;
+use std::time::Instant;
+
+/// Runs one cell over its stream, scoring against the shared ground truth.
+pub fn run(
+    exp: &Experiment,
+    cell: &Cell,
+    truth: &GroundTruth,
+    progress: &Progress,
+) -> Result<(Vec<RawRow>, CellTiming)> {
+    let case = &exp.streams[cell.stream];
+    let start = Instant::now();
+    let mut filter = cell
+        .filter
+        .build(cell.memory_bits, filter_seed(case.seed, cell))
+        .map_err(|e| anyhow!(e))
+        .with_context(|| format!("building {} at {} bits", cell.label, cell.memory_bits))?;
+    let n = truth.len();
+    let labels = truth.label_words();
+    let hseed = hash_seed(case.seed);
+    let mut stream = case
+        .spec
+        .open()
+        .with_context(|| format!("opening stream {}", case.spec.describe()))?;
+    let mut keys = vec![0u64; BATCH];
+    let mut hashes = vec![0u64; BATCH];
+    let mut verdicts = vec![false; BATCH];
+    // counts[truth << 1 | verdict]: 0 = TN, 1 = FP, 2 = FN, 3 = TP.
+    let mut counts = [0u64; 4];
+    let mut pos = 0u64;
+    let stops = exp.checkpoints(n);
+    let mut rows = Vec::with_capacity(stops.len());
+    let bar = progress.cell_bar(&cell.label, n);
+    for &stop in &stops {
+        while pos < stop {
+            let want = ((stop - pos) as usize).min(BATCH);
+            let got = stream.fill(&mut keys[..want])?;
+            if got == 0 {
+                bail!(
+                    "stream {} ended at {pos} elements, but its ground truth has {n}",
+                    case.spec.describe()
+                );
+            }
+            for (h, &k) in hashes[..got].iter_mut().zip(&keys[..got]) {
+                *h = hash_key(k, hseed);
+            }
+            filter.step_batch(&hashes[..got], &mut verdicts[..got]);
+            for (i, &v) in verdicts[..got].iter().enumerate() {
+                let p = pos + i as u64;
+                let t = (labels[(p >> 6) as usize] >> (p & 63)) & 1;
+                counts[((t << 1) | u64::from(v)) as usize] += 1;
+            }
+            pos += got as u64;
+            bar.inc(got as u64);
+            progress.inc(got as u64);
+        }
+        rows.push(RawRow::measured(exp, cell, filter.as_ref(), n, pos, counts));
+    }
+    bar.finish_and_clear();
+    let wall = start.elapsed().as_secs_f64();
+    let timing = CellTiming {
+        cell: cell.index,
+        label: cell.label.clone(),
+        elements: n,
+        wall_secs: wall,
+        ns_per_element: wall * 1e9 / n.max(1) as f64,
+        resumed: false,
+    };
+    Ok((rows, timing))
+}

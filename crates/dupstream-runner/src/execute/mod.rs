@@ -1,0 +1,97 @@
+//! Stage 2, execution: per stream, the exact ground truth once, then every unfinished cell of
+//! that stream in parallel on rayon, each cell's rows written to its [`ResultsDir`] part as
+//! soon as it finishes (so an interrupted run resumes where it stopped).
+
+pub mod cell;
+pub mod progress;
+pub mod truth;
+
+pub use progress::Progress;
+
+use crate::plan::{Cell, Experiment};
+use crate::record::{CellTiming, ResultsDir, StreamRow};
+use anyhow::Result;
+use std::sync::Mutex;
+
+/// Runs every cell of `exp` not yet finished in `dir`, stream by stream. Returns per-cell
+/// timings (finished ones read back, in cell order) and the ground-truth statistics of each
+/// stream that has cells.
+pub fn run_all(
+    exp: &Experiment,
+    dir: &ResultsDir,
+    threads: usize,
+    progress: &Progress,
+) -> Result<(Vec<CellTiming>, Vec<StreamRow>)> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let mut timings = Vec::new();
+    let mut stream_rows = Vec::new();
+    for si in 0..exp.streams.len() {
+        // A shard may hold no cell of this stream: then it needs no ground truth.
+        let cells: Vec<&Cell> = exp.cells.iter().filter(|c| c.stream == si).collect();
+        if cells.is_empty() {
+            continue;
+        }
+        let mut todo: Vec<&Cell> = Vec::new();
+        for cell in cells {
+            match dir.finished_cell(cell.index) {
+                Some(mut t) => {
+                    t.resumed = true;
+                    progress.inc(t.elements);
+                    timings.push(t);
+                }
+                None => todo.push(cell),
+            }
+        }
+        // Ground truth is needed for stream statistics even when every cell is done; it is
+        // cheap next to the cells.
+        let (truth, row) = truth::label(exp, si, progress)?;
+        stream_rows.push(row);
+        timings.extend(run_cells(exp, dir, &pool, todo, &truth, progress)?);
+    }
+    timings.sort_by_key(|t| t.cell);
+    Ok((timings, stream_rows))
+}
+
+/// Runs cells of one stream on the pool, longest first (by the cost model), so the last ones
+/// to finish are short.
+fn run_cells(
+    exp: &Experiment,
+    dir: &ResultsDir,
+    pool: &rayon::ThreadPool,
+    mut todo: Vec<&Cell>,
+    truth: &dupstream_streams::GroundTruth,
+    progress: &Progress,
+) -> Result<Vec<CellTiming>> {
+    todo.sort_by(|a, b| {
+        b.filter
+            .relative_cost(b.memory_bits)
+            .total_cmp(&a.filter.relative_cost(a.memory_bits))
+            .then(b.memory_bits.cmp(&a.memory_bits))
+    });
+    // FIFO spawning hands the cells out longest first, one at a time (a parallel iterator
+    // would split the list in halves and lose that order). Results land in their own slot.
+    let results: Vec<Mutex<Option<Result<CellTiming>>>> =
+        todo.iter().map(|_| Mutex::new(None)).collect();
+    pool.scope_fifo(|scope| {
+        for (slot, cell) in results.iter().zip(&todo) {
+            scope.spawn_fifo(move |_| {
+                let outcome = cell::run(exp, cell, truth, progress).and_then(|(rows, timing)| {
+                    dir.write_cell(cell.index, &rows, &timing)?;
+                    progress.cell_done(&timing);
+                    Ok(timing)
+                });
+                *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every spawned cell ran")
+        })
+        .collect()
+}

@@ -1,0 +1,18 @@
+//! The dupstream runner as a library: experiments planned, executed, recorded, reported and
+//! distributed, in five stages and a command line. `ARCHITECTURE.md` at the repository root
+//! describes the stages and the rule that keeps their dependencies one way:
+//!
+//! cli → distribute → {execute, report} → record → plan
+//!
+//! A user's crate can register its own structure and run any experiment file with it,
+//! without forking: see [`plan::Registry`] and `examples/custom_structure.rs`.
+#![forbid(unsafe_code)]
+
+pub mod cli;
+pub mod distribute;
+pub mod execute;
+pub mod plan;
+pub mod record;
+pub mod report;
+
+pub use plan::{CustomStructure, Registry, StructureSpec};

@@ -1,0 +1,173 @@
+//! Errors in experiment files: one line naming the file, line and key; exit code 2.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// A problem in an experiment file, found before any work starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The experiment file.
+    pub file: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// The key (dotted path) at fault, when known.
+    pub key: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ConfigError {
+    pub fn new(
+        file: &Path,
+        line: Option<usize>,
+        key: Option<&str>,
+        message: impl Into<String>,
+    ) -> Self {
+        let message: String = message.into();
+        // Keep it to one line: the TOML crate's messages may span several.
+        let message = message
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
+        Self {
+            file: file.to_path_buf(),
+            line,
+            key: key.map(str::to_string),
+            message,
+        }
+    }
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, ": key `{key}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// 1-based line number of byte offset `offset` in `src`.
+pub fn line_of(src: &str, offset: usize) -> usize {
+    src[..offset.min(src.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The line on which `key = ` is written in the table that starts at `span.start` (a table's
+/// span may cover only its header, so the search runs to the next table header); falls back
+/// to the line of `span.start`.
+pub fn line_of_key(src: &str, span: std::ops::Range<usize>, key: &str) -> usize {
+    let start = span.start.min(src.len());
+    let mut offset = start;
+    let mut headers = 0;
+    for l in src[start..].split_inclusive('\n') {
+        let t = l.trim_start();
+        if t.starts_with('[') {
+            headers += 1;
+            if headers > 1 {
+                break;
+            }
+        } else if let Some(rest) = t.strip_prefix(key) {
+            if rest.trim_start().starts_with('=') {
+                return line_of(src, offset);
+            }
+        }
+        offset += l.len();
+    }
+    line_of(src, start)
+}
+
+/// The experiment text under validation: every error it makes names the file, the line and
+/// the key.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    /// The experiment file.
+    pub file: &'a Path,
+    /// Its text.
+    pub text: &'a str,
+}
+
+impl<'a> Source<'a> {
+    /// The whole text (for keys of the top-level table).
+    pub fn whole(&self) -> Range<usize> {
+        0..self.text.len()
+    }
+
+    /// An error at `key = ` in the table that starts at `span.start`.
+    pub fn at_key(&self, span: Range<usize>, key: &str, msg: impl Into<String>) -> ConfigError {
+        let line = line_of_key(self.text, span, key);
+        ConfigError::new(self.file, Some(line), Some(key), msg)
+    }
+
+    /// An error on the line of byte `offset`, naming `key`.
+    pub fn at_offset(&self, offset: usize, key: &str, msg: impl Into<String>) -> ConfigError {
+        let line = line_of(self.text, offset);
+        ConfigError::new(self.file, Some(line), Some(key), msg)
+    }
+
+    /// An error with no line, naming `key`.
+    pub fn at(&self, key: &str, msg: impl Into<String>) -> ConfigError {
+        ConfigError::new(self.file, None, Some(key), msg)
+    }
+}
+
+/// The field named by a serde "unknown field `x`" or "missing field `x`" message.
+pub fn unknown_field(msg: &str) -> Option<String> {
+    for marker in ["unknown field `", "missing field `", "unknown variant `"] {
+        if let Some(rest) = msg.split(marker).nth(1) {
+            return rest.split('`').next().map(str::to_string);
+        }
+    }
+    None
+}
+
+/// The key written at the start of the line a span begins on.
+pub fn key_at(source: &str, span: Option<Range<usize>>) -> Option<String> {
+    let span = span?;
+    let line_start = source[..span.start.min(source.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let line = source[line_start..].lines().next()?;
+    let (key, _) = line.split_once('=')?;
+    Some(key.trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_keys() {
+        let text = "name = \"x\"\n[grid]\nmemory = [\"1KB\"]\n[run]\nscale = 2\n";
+        assert_eq!(line_of(text, 0), 1);
+        let grid = text.find("[grid]").unwrap();
+        assert_eq!(line_of_key(text, grid..grid + 6, "memory"), 3);
+        // The search stops at the next table: `scale` is not in [grid].
+        assert_eq!(line_of_key(text, grid..grid + 6, "scale"), 2);
+        let src = Source {
+            file: Path::new("f.toml"),
+            text,
+        };
+        let e = src.at_key(src.whole(), "name", "bad");
+        assert_eq!(e.to_string(), "f.toml:1: key `name`: bad");
+        assert_eq!(
+            unknown_field("unknown field `foo`, expected"),
+            Some("foo".into())
+        );
+        assert_eq!(
+            key_at(text, Some(grid + 7..grid + 8)),
+            Some("memory".into())
+        );
+    }
+}

@@ -1,0 +1,211 @@
+//! Stage 1, the plan: an experiment file read, validated and expanded into its grid of cells,
+//! with everything known before a run starts: seeds, units, the cost model, the structures
+//! an experiment may name.
+//!
+//! Raw TOML → [`RawExperiment`] ([`schema`]) → validated [`Experiment`] ([`validate`]). Any
+//! value given as an array in `[stream]` or in an `[[algorithm]]` table is swept (the
+//! cartesian product of all arrays); `[grid]` holds the memory sizes and the seeds. An
+//! `[[algorithm]]` table's `memory` key (a size or an array of sizes from the grid) is not
+//! swept: it restricts that structure to those sizes (e.g. a Bloom filter whose `k` depends
+//! on the memory). `[[derived]]` tables add series computed from measured ones
+//! ([`crate::report::derived`]). Every error names the file, line and key, and is found
+//! before any work starts.
+
+pub mod cost;
+pub mod error;
+pub mod registry;
+pub mod schema;
+pub mod seeds;
+pub mod units;
+pub mod validate;
+
+pub use error::ConfigError;
+pub use registry::{CustomStructure, Registry, StructureSpec};
+pub use schema::{ChartKind, DerivedKind, DerivedSpec, Dim, RawExperiment, TableLayout};
+
+use dupstream_streams::StreamSpec;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// One stream of the sweep (a combination of swept stream values and a seed).
+#[derive(Debug, Clone)]
+pub struct StreamCase {
+    /// The stream as run (after `--scale`).
+    pub spec: StreamSpec,
+    /// The stream as written (before `--scale`).
+    pub nominal: StreamSpec,
+    /// The replicate seed; the stream's own seed, the key-hash seed and the filter seeds derive from it.
+    pub seed: u64,
+}
+
+/// One run of one structure over one stream.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    pub index: usize,
+    pub stream: usize,
+    pub filter: Arc<dyn StructureSpec>,
+    /// Display label (`label` key, or the name plus swept parameters).
+    pub label: String,
+    /// Memory budget as run (after `--scale`).
+    pub memory_bits: u64,
+    /// Memory budget as written.
+    pub memory_nominal_bits: u64,
+}
+
+/// A validated experiment.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    pub file: PathBuf,
+    pub source: String,
+    pub name: String,
+    pub description: String,
+    pub paper: Option<String>,
+    pub reference: Option<(PathBuf, String)>,
+    pub scale: u64,
+    pub streams: Vec<StreamCase>,
+    pub cells: Vec<Cell>,
+    pub checkpoint_every: Option<u64>,
+    pub checkpoints: u64,
+    pub table: TableLayout,
+    pub charts: Vec<ChartKind>,
+    pub derived: Vec<DerivedSpec>,
+}
+
+/// Reads and validates an experiment file naming built-in structures. `scale_override` is
+/// `--scale`.
+pub fn load(file: &Path, scale_override: Option<u64>) -> Result<Experiment, ConfigError> {
+    load_with(file, scale_override, &Registry::builtin())
+}
+
+/// Reads and validates an experiment file whose structures `registry` knows.
+pub fn load_with(
+    file: &Path,
+    scale_override: Option<u64>,
+    registry: &Registry,
+) -> Result<Experiment, ConfigError> {
+    let source = std::fs::read_to_string(file).map_err(|e| {
+        ConfigError::new(
+            file,
+            None,
+            None,
+            format!("cannot read experiment file: {e}"),
+        )
+    })?;
+    validate::parse(file, &source, scale_override, registry)
+}
+
+/// Validates experiment text naming built-in structures (see [`load`]).
+pub fn parse(
+    file: &Path,
+    source: &str,
+    scale_override: Option<u64>,
+) -> Result<Experiment, ConfigError> {
+    validate::parse(file, source, scale_override, &Registry::builtin())
+}
+
+/// The worker threads of a run: `requested`, else every core.
+pub fn threads(requested: Option<usize>) -> usize {
+    requested
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+}
+
+impl Experiment {
+    /// Total elements over all cells (for progress), when every stream declares its length.
+    pub fn total_elements(&self) -> Option<u64> {
+        self.cells
+            .iter()
+            .map(|c| self.streams[c.stream].spec.declared_len())
+            .sum()
+    }
+
+    /// The experiment restricted to some cells (indices and streams unchanged).
+    pub fn restrict(&self, cells: &[usize]) -> Experiment {
+        let keep: BTreeSet<usize> = cells.iter().copied().collect();
+        let mut sub = self.clone();
+        sub.cells.retain(|c| keep.contains(&c.index));
+        sub
+    }
+
+    /// Checkpoint positions for a stream of `n` elements (the last is `n`).
+    pub fn checkpoints(&self, n: u64) -> Vec<u64> {
+        let mut v: Vec<u64> = match self.checkpoint_every {
+            Some(every) => (1..).map(|i| i * every).take_while(|&p| p < n).collect(),
+            None => {
+                let c = self.checkpoints.min(n.max(1));
+                (1..c).map(|i| n * i / c).filter(|&p| p > 0).collect()
+            }
+        };
+        v.dedup();
+        v.push(n);
+        v
+    }
+
+    /// The labels of the streams, as tables and charts name them, deduplicated and sorted.
+    pub fn stream_labels(&self) -> Vec<String> {
+        self.streams
+            .iter()
+            .map(|s| stream_label(&s.nominal))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    }
+}
+
+/// A stream's label for tables and charts: its nominal (unscaled) parameters without the
+/// seed, so replicates of one stream share a label.
+pub fn stream_label(spec: &StreamSpec) -> String {
+    let Ok(toml::Value::Table(mut t)) = toml::Value::try_from(spec) else {
+        return spec.describe();
+    };
+    t.remove("seed");
+    let kind = t
+        .remove("kind")
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let mut parts = vec![kind];
+    for (k, v) in t {
+        let v = match v {
+            // Only the file name of a replayed file: results must not depend on where it lives.
+            toml::Value::String(s) if k == "path" => Path::new(&s)
+                .file_name()
+                .map_or(s.clone(), |n| n.to_string_lossy().into_owned()),
+            toml::Value::String(s) => s,
+            other => other.to_string(),
+        };
+        parts.push(format!("{k}={v}"));
+    }
+    parts.join(" ")
+}
+
+/// The target distinct fraction of a stream spec, when it has one.
+pub fn distinct_target(spec: &StreamSpec) -> Option<f64> {
+    match spec {
+        StreamSpec::Uniform {
+            distinct_fraction, ..
+        } => *distinct_fraction,
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checkpoints_end_at_the_stream_end() {
+        let text = "name = \"c\"\ndescription = \"d\"\n[stream]\nkind = \"uniform\"\nn = 1000\ndistinct_fraction = 0.5\n[grid]\nmemory = [\"1KB\"]\n[[algorithm]]\nname = \"exact\"\n[metrics]\ncheckpoints = 4\n";
+        let e = parse(Path::new("c.toml"), text, None).unwrap();
+        assert_eq!(e.checkpoints(1000), vec![250, 500, 750, 1000]);
+        assert_eq!(e.checkpoints(2), vec![1, 2]);
+        let every = text.replace("checkpoints = 4", "checkpoint_every = 300");
+        let e = parse(Path::new("c.toml"), &every, None).unwrap();
+        assert_eq!(e.checkpoints(1000), vec![300, 600, 900, 1000]);
+        assert_eq!(
+            e.stream_labels(),
+            vec!["uniform distinct_fraction=0.5 n=1000"]
+        );
+        assert_eq!(e.restrict(&[]).cells.len(), 0);
+    }
+}

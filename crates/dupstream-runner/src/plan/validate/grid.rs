@@ -1,0 +1,144 @@
+//! `name`, `--scale`, `[grid] memory` and `[metrics]` checkpoints.
+
+use crate::plan::error::{ConfigError, Source};
+use crate::plan::schema::RawMetrics;
+use crate::plan::units::parse_bits;
+use toml::Spanned;
+
+/// The experiment name: non-empty, letters, digits, `-` and `_` (it names directories).
+pub fn name(src: Source<'_>, name: &str) -> Result<(), ConfigError> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(src.at_key(
+            src.whole(),
+            "name",
+            "must be non-empty and use only letters, digits, '-' and '_'",
+        ))
+    }
+}
+
+/// The scale (`--scale`, else `[run] scale`, else 1): at least 1.
+pub fn scale(src: Source<'_>, scale: Option<u64>) -> Result<u64, ConfigError> {
+    match scale.unwrap_or(1) {
+        0 => Err(src.at_key(src.whole(), "scale", "--scale must be at least 1")),
+        s => Ok(s),
+    }
+}
+
+/// The grid's memory sizes in bits (nominal), each non-zero after scaling; at least one.
+pub fn memories(
+    src: Source<'_>,
+    memory: &[Spanned<String>],
+    scale: u64,
+) -> Result<Vec<u64>, ConfigError> {
+    let mut out = Vec::new();
+    for m in memory {
+        let at = m.span().start;
+        let bits = parse_bits(m.get_ref())
+            .map_err(|e| src.at_offset(at, "grid.memory", format!("bad unit: {e}")))?;
+        if bits / scale == 0 {
+            return Err(src.at_offset(
+                at,
+                "grid.memory",
+                format!("{} divided by --scale {scale} is zero bits", m.get_ref()),
+            ));
+        }
+        out.push(bits);
+    }
+    if out.is_empty() {
+        return Err(src.at_key(
+            src.whole(),
+            "memory",
+            "the grid needs at least one memory size",
+        ));
+    }
+    Ok(out)
+}
+
+/// `(checkpoints, checkpoint_every)`: one of the two (default 10 checkpoints), at least 1;
+/// `checkpoint_every` is scaled.
+pub fn checkpoints(
+    src: Source<'_>,
+    m: &RawMetrics,
+    scale: u64,
+) -> Result<(u64, Option<u64>), ConfigError> {
+    if m.checkpoints.is_some() && m.checkpoint_every.is_some() {
+        return Err(src.at_key(
+            src.whole(),
+            "checkpoint_every",
+            "give either checkpoints or checkpoint_every, not both",
+        ));
+    }
+    if m.checkpoints == Some(0) || m.checkpoint_every == Some(0) {
+        return Err(src.at_key(src.whole(), "checkpoints", "must be at least 1"));
+    }
+    Ok((
+        m.checkpoints.unwrap_or(10),
+        m.checkpoint_every.map(|c| (c / scale).max(1)),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn src(text: &str) -> Source<'_> {
+        Source {
+            file: Path::new("g.toml"),
+            text,
+        }
+    }
+
+    #[test]
+    fn names_and_scales() {
+        let s = src("name = \"a b\"\n");
+        assert!(name(s, "ok-name_1").is_ok());
+        let e = name(s, "a b").unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (Some(1), Some("name")));
+        assert!(name(s, "").is_err());
+        assert_eq!(scale(s, None).unwrap(), 1);
+        assert_eq!(scale(s, Some(64)).unwrap(), 64);
+        assert!(scale(s, Some(0)).is_err());
+    }
+
+    #[test]
+    fn memories_parse_scale_and_name_the_line() {
+        let text = "[grid]\nmemory = [\"1KB\", \"8 bits\", \"3 parsecs\"]\n";
+        #[derive(serde::Deserialize)]
+        struct Doc {
+            grid: crate::plan::schema::RawGrid,
+        }
+        let raw = toml::from_str::<Doc>(text).unwrap().grid;
+        let e = memories(src(text), &raw.memory, 1).unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.message.contains("unknown unit"), "{e}");
+        let ok = &raw.memory[..2];
+        assert_eq!(memories(src(text), ok, 1).unwrap(), vec![8192, 8]);
+        let e = memories(src(text), ok, 16).unwrap_err();
+        assert!(e.message.contains("is zero bits"), "{e}");
+        assert!(memories(src(text), &[], 1).is_err());
+    }
+
+    #[test]
+    fn checkpoints_one_or_the_other() {
+        let s = src("");
+        let m = |c, e| RawMetrics {
+            checkpoints: c,
+            checkpoint_every: e,
+        };
+        assert_eq!(checkpoints(s, &m(None, None), 4).unwrap(), (10, None));
+        assert_eq!(
+            checkpoints(s, &m(None, Some(100)), 4).unwrap(),
+            (10, Some(25))
+        );
+        assert_eq!(checkpoints(s, &m(None, Some(2)), 4).unwrap(), (10, Some(1)));
+        assert!(checkpoints(s, &m(Some(3), Some(100)), 1).is_err());
+        assert!(checkpoints(s, &m(Some(0), None), 1).is_err());
+    }
+}

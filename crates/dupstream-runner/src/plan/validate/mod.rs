@@ -1,0 +1,126 @@
+//! Validation, split by concern: each part checks one kind of table and names the file, line
+//! and key of what is wrong. [`parse`] runs them in a fixed order, so the first error is
+//! always the same one.
+
+pub mod algorithms;
+pub mod charts;
+pub mod derived;
+pub mod grid;
+pub mod reference;
+pub mod streams;
+
+use crate::plan::error::{ConfigError, Source, key_at, line_of, unknown_field};
+use crate::plan::schema::RawExperiment;
+use crate::plan::{Experiment, Registry};
+use std::path::Path;
+
+/// Parses and validates experiment text; `scale_override` is `--scale`.
+pub fn parse(
+    file: &Path,
+    text: &str,
+    scale_override: Option<u64>,
+    registry: &Registry,
+) -> Result<Experiment, ConfigError> {
+    let raw: RawExperiment = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start));
+        let key = unknown_field(e.message()).or_else(|| key_at(text, e.span()));
+        ConfigError::new(file, line, key.as_deref(), e.message())
+    })?;
+    validate(Source { file, text }, raw, scale_override, registry)
+}
+
+/// The checks in order: grid (name, scale, memory), streams, algorithms and their cells,
+/// checkpoints, derived series, reference, table and charts.
+fn validate(
+    src: Source<'_>,
+    raw: RawExperiment,
+    scale_override: Option<u64>,
+    registry: &Registry,
+) -> Result<Experiment, ConfigError> {
+    grid::name(src, &raw.name)?;
+    let scale = grid::scale(src, scale_override.or(raw.run.scale))?;
+    let memories = grid::memories(src, &raw.grid.memory, scale)?;
+    let streams = streams::expand(src, &raw.stream, raw.grid.seeds.as_deref(), scale)?;
+    let algorithms = algorithms::expand(src, &raw.algorithm, &memories, registry)?;
+    let cells = algorithms::cells(src, streams.len(), &memories, &algorithms, scale)?;
+    let (checkpoints, checkpoint_every) = grid::checkpoints(src, &raw.metrics, scale)?;
+    let labels: Vec<String> = cells.iter().map(|c| c.label.clone()).collect();
+    derived::check(src, &raw.derived, &labels)?;
+    let reference = reference::resolve(src, raw.reference.as_ref())?;
+    let (table, charts) = charts::resolve(src, raw.output, &raw.derived)?;
+    Ok(Experiment {
+        file: src.file.to_path_buf(),
+        source: src.text.to_string(),
+        name: raw.name,
+        description: raw.description,
+        paper: raw.paper,
+        reference,
+        scale,
+        streams,
+        cells,
+        checkpoint_every,
+        checkpoints,
+        table,
+        charts,
+        derived: raw.derived,
+    })
+}
+
+/// The cartesian product of a table's array values (arrays of tables are kept whole).
+pub fn expand(table: &toml::Table) -> Vec<toml::Table> {
+    let mut out = vec![toml::Table::new()];
+    for (k, v) in table {
+        match v {
+            toml::Value::Array(items)
+                if !items.is_empty() && !items.iter().all(toml::Value::is_table) =>
+            {
+                let mut next = Vec::with_capacity(out.len() * items.len());
+                for base in &out {
+                    for item in items {
+                        let mut t = base.clone();
+                        t.insert(k.clone(), item.clone());
+                        next.push(t);
+                    }
+                }
+                out = next;
+            }
+            _ => {
+                for t in &mut out {
+                    t.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expand_is_the_cartesian_product_of_arrays() {
+        let t: toml::Table =
+            toml::from_str("a = [1, 2]\nb = [\"x\", \"y\", \"z\"]\nc = 5").unwrap();
+        let all = expand(&t);
+        assert_eq!(all.len(), 6);
+        assert!(all.iter().all(|x| x["c"].as_integer() == Some(5)));
+        let t: toml::Table = toml::from_str("a = []\nb = [{ x = 1 }]").unwrap();
+        assert_eq!(
+            expand(&t).len(),
+            1,
+            "empty arrays and arrays of tables are kept whole"
+        );
+    }
+
+    #[test]
+    fn a_whole_experiment_validates() {
+        let text = "name = \"ok\"\ndescription = \"d\"\n[stream]\nkind = \"uniform\"\nn = [1000, 2000]\ndistinct_fraction = 0.5\n[grid]\nmemory = [\"1KB\", \"2KB\"]\nseeds = [1, 2]\n[[algorithm]]\nname = \"bloom\"\nk = [1, 2]\n";
+        let e = parse(Path::new("ok.toml"), text, None, &Registry::builtin()).unwrap();
+        assert_eq!(e.streams.len(), 4);
+        assert_eq!(e.cells.len(), 4 * 2 * 2);
+        assert_eq!(e.cells[0].label, "bloom k=1");
+        let e = parse(Path::new("ok.toml"), "name = 3", None, &Registry::builtin()).unwrap_err();
+        assert_eq!(e.line, Some(1));
+    }
+}

@@ -1,0 +1,119 @@
+//! `manifest.json`: what produced a results directory. A single run and a merge of shard
+//! parts write the same record, built by [`Manifest::new`] from the run's [`Outcome`].
+
+use crate::plan::Experiment;
+use crate::record::probe::{Machine, git_revision};
+use crate::record::{CellTiming, StreamRow};
+use serde::{Deserialize, Serialize};
+
+/// The compiler that built this binary.
+pub const RUSTC: &str = env!("DUPSTREAM_RUSTC");
+/// This binary's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What produced results: the experiment as run and the build that ran it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Identity {
+    pub experiment: String,
+    pub experiment_file: String,
+    /// [`crate::record::digest`] of the experiment as run (file, scale).
+    pub experiment_sha: String,
+    pub git_revision: String,
+    pub dupstream_version: String,
+    pub rustc: String,
+}
+
+impl Identity {
+    /// This process running `exp`, whose digest is `digest`.
+    pub fn of(exp: &Experiment, digest: &str) -> Self {
+        Self {
+            experiment: exp.name.clone(),
+            experiment_file: exp.file.display().to_string(),
+            experiment_sha: digest.to_string(),
+            git_revision: git_revision(),
+            dupstream_version: VERSION.to_string(),
+            rustc: RUSTC.to_string(),
+        }
+    }
+}
+
+/// A stream's ground truth as computed by a run or a part.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ManifestStream {
+    pub stream: String,
+    pub n: u64,
+    pub distinct: u64,
+    pub oracle: String,
+    pub ground_truth_secs: f64,
+}
+
+impl ManifestStream {
+    pub fn of(s: &StreamRow) -> Self {
+        Self {
+            stream: s.stream.clone(),
+            n: s.n,
+            distinct: s.distinct,
+            oracle: s.oracle.clone(),
+            ground_truth_secs: s.truth_secs,
+        }
+    }
+}
+
+/// How a run (or the parts of a merged run, combined) went.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub threads: usize,
+    pub started_unix: u64,
+    pub wall_secs: f64,
+    pub peak_rss_bytes: Option<u64>,
+    pub estimated_peak_bytes: u64,
+    pub streams: Vec<ManifestStream>,
+    pub cells: Vec<CellTiming>,
+}
+
+/// `manifest.json`.
+#[derive(Debug, Serialize)]
+pub struct Manifest {
+    pub experiment: String,
+    pub description: String,
+    pub experiment_file: String,
+    pub experiment_sha: String,
+    pub command: Vec<String>,
+    pub git_revision: String,
+    pub rustc: String,
+    pub dupstream_version: String,
+    pub machine: Machine,
+    pub threads: usize,
+    pub scale: u64,
+    pub started_unix: u64,
+    pub wall_secs_total: f64,
+    pub peak_rss_bytes: Option<u64>,
+    pub estimated_peak_bytes: u64,
+    pub streams: Vec<ManifestStream>,
+    pub cells: Vec<CellTiming>,
+}
+
+impl Manifest {
+    /// The manifest of `exp` produced by `id`, as `outcome` went.
+    pub fn new(exp: &Experiment, id: &Identity, outcome: Outcome) -> Self {
+        Self {
+            experiment: exp.name.clone(),
+            description: exp.description.clone(),
+            experiment_file: id.experiment_file.clone(),
+            experiment_sha: id.experiment_sha.clone(),
+            command: std::env::args().collect(),
+            git_revision: id.git_revision.clone(),
+            rustc: id.rustc.clone(),
+            dupstream_version: id.dupstream_version.clone(),
+            machine: Machine::probe(),
+            threads: outcome.threads,
+            scale: exp.scale,
+            started_unix: outcome.started_unix,
+            wall_secs_total: outcome.wall_secs,
+            peak_rss_bytes: outcome.peak_rss_bytes,
+            estimated_peak_bytes: outcome.estimated_peak_bytes,
+            streams: outcome.streams,
+            cells: outcome.cells,
+        }
+    }
+}

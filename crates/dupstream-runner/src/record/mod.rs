@@ -1,0 +1,18 @@
+//! Stage 3, the record: typed result rows and the results directory that holds them.
+//!
+//! [`RawRow`] and [`StreamRow`] are the rows of `raw.csv` and `streams.csv`; a structure's
+//! parameters are [`Params`], pairs rather than a string to split. [`ResultsDir`] owns every
+//! file of a results directory. [`probe`] reads the git revision, the host and the machine.
+
+pub mod files;
+pub mod manifest;
+pub mod params;
+pub mod probe;
+pub mod results_dir;
+pub mod rows;
+
+pub use files::{atomic_write, csv_bytes, read_json, read_rows, write_csv, write_json};
+pub use manifest::{Identity, Manifest, ManifestStream, Outcome};
+pub use params::Params;
+pub use results_dir::{PAPER_VALUES, Purpose, ResultsDir, digest, run_toml};
+pub use rows::{CellTiming, RawRow, StreamRow};

@@ -1,0 +1,219 @@
+//! Typed result records: a row of `raw.csv` ([`RawRow`]), a row of `streams.csv`
+//! ([`StreamRow`]) and a finished cell's timing ([`CellTiming`]).
+
+use crate::plan::units::format_bits;
+use crate::plan::{Cell, Experiment, StreamCase, distinct_target, stream_label};
+use crate::record::Params;
+use dupstream_filters::DuplicateFilter;
+use dupstream_streams::GroundTruth;
+use serde::{Deserialize, Serialize};
+
+/// One row of `raw.csv`: one cell at one checkpoint. Counts are cumulative from the start
+/// of the stream; TP/FN are over duplicates, FP/TN over unseen elements.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RawRow {
+    pub experiment: String,
+    pub cell: usize,
+    pub algorithm: String,
+    pub label: String,
+    pub params: Params,
+    /// The structure's `K`, when it has one.
+    pub k: Option<u64>,
+    pub memory: String,
+    pub memory_nominal_bits: u64,
+    pub memory_bits_budget: u64,
+    pub memory_bits_used: u64,
+    pub scale: u64,
+    pub stream: String,
+    pub n_nominal: u64,
+    pub n: u64,
+    pub distinct_target: Option<f64>,
+    pub seed: u64,
+    pub position: u64,
+    pub tp: u64,
+    pub fp: u64,
+    pub tn: u64,
+    #[serde(rename = "fn")]
+    pub fn_: u64,
+    pub unseen: u64,
+    pub duplicates: u64,
+    pub fpr: Option<f64>,
+    pub fnr: Option<f64>,
+    pub occupancy_kind: String,
+    pub occupancy: f64,
+}
+
+impl RawRow {
+    /// A measured row from a structure's state and the cumulative counts `[TN, FP, FN, TP]`
+    /// at `position` of a stream of `n` elements.
+    pub fn measured(
+        exp: &Experiment,
+        cell: &Cell,
+        filter: &dyn DuplicateFilter,
+        n: u64,
+        position: u64,
+        counts: [u64; 4],
+    ) -> RawRow {
+        let case = &exp.streams[cell.stream];
+        let [tn, fp, fn_, tp] = counts;
+        let unseen = tn + fp;
+        let duplicates = tp + fn_;
+        let params = Params::of(&filter.params());
+        let occ = filter.occupancy();
+        RawRow {
+            experiment: exp.name.clone(),
+            cell: cell.index,
+            algorithm: filter.name().to_string(),
+            label: cell.label.clone(),
+            k: params.k(),
+            params,
+            memory: format_bits(cell.memory_nominal_bits),
+            memory_nominal_bits: cell.memory_nominal_bits,
+            memory_bits_budget: cell.memory_bits,
+            memory_bits_used: filter.memory_bits(),
+            scale: exp.scale,
+            stream: stream_label(&case.nominal),
+            n_nominal: case.nominal.declared_len().unwrap_or(n),
+            n,
+            distinct_target: distinct_target(&case.nominal),
+            seed: case.seed,
+            position,
+            tp,
+            fp,
+            tn,
+            fn_,
+            unseen,
+            duplicates,
+            fpr: (unseen > 0).then(|| fp as f64 / unseen as f64),
+            fnr: (duplicates > 0).then(|| fn_ as f64 / duplicates as f64),
+            occupancy_kind: occ.kind.as_str().to_string(),
+            occupancy: occ.value,
+        }
+    }
+
+    /// The last checkpoint of each cell, in cell order.
+    pub fn finals(rows: &[RawRow]) -> Vec<&RawRow> {
+        let mut last: std::collections::BTreeMap<usize, &RawRow> = Default::default();
+        for r in rows {
+            let e = last.entry(r.cell).or_insert(r);
+            if r.position >= e.position {
+                *e = r;
+            }
+        }
+        last.into_values().collect()
+    }
+}
+
+/// One row of `streams.csv`: a stream's exact statistics.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StreamRow {
+    pub stream_index: usize,
+    pub stream: String,
+    pub seed: u64,
+    pub n: u64,
+    pub distinct: u64,
+    pub distinct_fraction: f64,
+    pub distinct_target: Option<f64>,
+    pub oracle: String,
+    pub gap_sample_rate: f64,
+    /// `j:count` pairs: gaps in `[2^j, 2^(j+1))`.
+    pub gap_histogram: String,
+    #[serde(skip)]
+    pub truth_secs: f64,
+}
+
+impl StreamRow {
+    /// The statistics of stream `index`, labelled in `secs` seconds.
+    pub fn new(index: usize, case: &StreamCase, truth: &GroundTruth, secs: f64) -> StreamRow {
+        let s = truth.stats();
+        StreamRow {
+            stream_index: index,
+            stream: stream_label(&case.nominal),
+            seed: case.seed,
+            n: s.n,
+            distinct: s.distinct,
+            distinct_fraction: s.distinct_fraction,
+            distinct_target: distinct_target(&case.nominal),
+            oracle: s.oracle.as_str().to_string(),
+            gap_sample_rate: s.gap_sample_rate,
+            gap_histogram: s
+                .gap_histogram
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c > 0)
+                .map(|(j, c)| format!("{j}:{c}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            truth_secs: secs,
+        }
+    }
+}
+
+/// What a finished cell reports besides its rows.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CellTiming {
+    pub cell: usize,
+    pub label: String,
+    pub elements: u64,
+    pub wall_secs: f64,
+    pub ns_per_element: f64,
+    pub resumed: bool,
+}
+
+/// A measured-looking row, for unit tests of the stages above.
+#[cfg(test)]
+pub fn test_row(label: &str, cell: usize, fpr: f64, fnr: f64) -> RawRow {
+    RawRow {
+        experiment: "t".into(),
+        cell,
+        algorithm: label.to_lowercase(),
+        label: label.into(),
+        params: Params::parse("fps=0.1"),
+        k: Some(2),
+        memory: "1KB".into(),
+        memory_nominal_bits: 8192,
+        memory_bits_budget: 8192,
+        memory_bits_used: 8192,
+        scale: 1,
+        stream: "uniform".into(),
+        n_nominal: 1000,
+        n: 1000,
+        distinct_target: None,
+        seed: 1,
+        position: 1000,
+        tp: 0,
+        fp: 0,
+        tn: 0,
+        fn_: 0,
+        unseen: 600,
+        duplicates: 400,
+        fpr: Some(fpr),
+        fnr: Some(fnr),
+        occupancy_kind: "load".into(),
+        occupancy: 0.5,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_round_trip_through_csv_byte_for_byte() {
+        let mut r = test_row("SBF", 3, 0.25, 0.5);
+        r.params = Params::parse("max=1;k=2;p=4;fps=-");
+        let mut none = r.clone();
+        none.k = None;
+        none.fpr = None;
+        let bytes = crate::record::csv_bytes(&[r.clone(), none.clone()]).unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(text.contains(",max=1;k=2;p=4;fps=-,2,1KB,"), "{text}");
+        assert!(text.contains(",max=1;k=2;p=4;fps=-,,1KB,"), "{text}");
+        let back: Vec<RawRow> = csv::Reader::from_reader(bytes.as_slice())
+            .deserialize()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(back, vec![r, none]);
+        assert_eq!(crate::record::csv_bytes(&back).unwrap(), bytes);
+    }
+}

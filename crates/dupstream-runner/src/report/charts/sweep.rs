@@ -1,0 +1,63 @@
+//! `rates_vs_memory` and `rates_vs_k`: final FPR and FNR against memory (log2 axis labelled in
+//! bytes) or K, one chart per stream. Against K, a series is a structure at one memory size.
+
+use super::series::series_by;
+use super::{Panel, Series, Target};
+use crate::record::RawRow;
+use anyhow::Result;
+use std::path::PathBuf;
+
+/// Draws the charts (see the module doc).
+pub fn draw(t: Target<'_>, finals: &[&RawRow], by_memory: bool) -> Result<Vec<PathBuf>> {
+    let (kind, what) = if by_memory {
+        ("rates_vs_memory", "memory")
+    } else {
+        ("rates_vs_k", "k")
+    };
+    // A row without K is drawn at K = 0.
+    let x = move |r: &RawRow| {
+        if by_memory {
+            r.memory_nominal_bits as f64
+        } else {
+            r.k.map_or(0.0, |k| k as f64)
+        }
+    };
+    let mut relabelled: Vec<RawRow> = finals.iter().map(|r| (*r).clone()).collect();
+    if !by_memory {
+        for r in &mut relabelled {
+            r.label = format!("{} {}", r.algorithm, r.memory);
+        }
+    }
+    let rel: Vec<&RawRow> = relabelled.iter().collect();
+    let fpr = series_by(&rel, |r| r.stream.clone(), x, |r| r.fpr);
+    let fnr = series_by(&rel, |r| r.stream.clone(), x, |r| r.fnr);
+    let mut written = Vec::new();
+    for (gi, (stream, fpr_series)) in fpr.iter().enumerate() {
+        let markers = |metric: &str| -> Vec<Series> {
+            rel.iter()
+                .filter(|r| r.stream == *stream)
+                .filter_map(|r| {
+                    t.paper(r, metric).map(|v| Series {
+                        label: r.label.clone(),
+                        points: vec![(x(r), v * 100.0)],
+                        band: None,
+                    })
+                })
+                .collect()
+        };
+        let panel = |name: &str, metric: &str, series: Vec<Series>| Panel {
+            title: format!("{name} vs {what}"),
+            x_desc: what.into(),
+            y_desc: format!("{name} (%)"),
+            x_log2: by_memory,
+            series,
+            markers: markers(metric),
+        };
+        let panels = vec![
+            panel("FPR", "fpr", fpr_series.clone()),
+            panel("FNR", "fnr", fnr.get(stream).cloned().unwrap_or_default()),
+        ];
+        written.extend(t.render(&format!("{kind}-{gi}"), stream, &panels)?);
+    }
+    Ok(written)
+}

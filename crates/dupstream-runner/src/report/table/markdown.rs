@@ -1,0 +1,86 @@
+//! The table as Markdown, in the paper's layout.
+
+use super::TableCell;
+use crate::plan::TableLayout;
+use std::fmt::Write as _;
+
+fn fmt_pct(v: f64) -> String {
+    format!("{v:.4}")
+}
+
+/// Renders the table as Markdown in the paper's layout.
+pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCell]) -> String {
+    let mut columns: Vec<&str> = Vec::new();
+    let mut rows: Vec<(&str, &str)> = Vec::new();
+    for c in cells {
+        if !columns.contains(&c.column.as_str()) {
+            columns.push(&c.column);
+        }
+        if !rows.contains(&(c.row.as_str(), c.metric.as_str())) {
+            rows.push((&c.row, &c.metric));
+        }
+    }
+    let mut s = String::new();
+    let _ = writeln!(s, "# {title}\n\n{note}\n");
+    let has_paper = cells.iter().any(|c| c.paper_pct.is_some());
+    if has_paper {
+        let _ = writeln!(
+            s,
+            "Each cell: **ours** / paper (difference in percentage points); ✓ = within 3 % relative or 0.05 pp of the paper.\n"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "Each cell: **ours** (the paper prints no number for it).\n"
+        );
+    }
+    let rows_head = layout
+        .rows
+        .iter()
+        .map(|d| d.as_str())
+        .collect::<Vec<_>>()
+        .join(" / ");
+    let _ = writeln!(s, "| {rows_head} | % | {} |", columns.join(" | "));
+    let _ = writeln!(s, "|---|---|{}", "---|".repeat(columns.len()));
+    for (row, metric) in &rows {
+        let mut line = format!("| {row} | {} |", metric.to_uppercase());
+        for col in &columns {
+            let text = cells
+                .iter()
+                .find(|c| c.row == *row && c.metric == *metric && c.column == *col)
+                .map(|c| {
+                    let ours = match c.ours_ci95_pct {
+                        Some(ci) => format!("**{}** ± {}", fmt_pct(c.ours_pct), fmt_pct(ci)),
+                        None => format!("**{}**", fmt_pct(c.ours_pct)),
+                    };
+                    match (c.paper_pct, c.diff_pp, c.within_tolerance) {
+                        (Some(p), Some(d), Some(ok)) => format!(
+                            "{ours} / {} ({d:+.4}) {}",
+                            fmt_pct(p),
+                            if ok { "✓" } else { "✗" }
+                        ),
+                        _ => ours,
+                    }
+                })
+                .unwrap_or_default();
+            line.push_str(&format!(" {text} |"));
+        }
+        let _ = writeln!(s, "{line}");
+    }
+    let compared: Vec<&TableCell> = cells
+        .iter()
+        .filter(|c| c.within_tolerance.is_some())
+        .collect();
+    if !compared.is_empty() {
+        let ok = compared
+            .iter()
+            .filter(|c| c.within_tolerance == Some(true))
+            .count();
+        let _ = writeln!(
+            s,
+            "\n{ok} of {} cells within tolerance of the paper.",
+            compared.len()
+        );
+    }
+    s
+}

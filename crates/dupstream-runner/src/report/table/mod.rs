@@ -1,0 +1,43 @@
+//! Paper-style tables: our final error rates beside the paper's, with the difference.
+//! [`build`] groups the final rows into table cells; [`markdown`] renders them.
+
+mod build;
+mod markdown;
+
+pub use build::build;
+pub use markdown::markdown;
+
+use crate::plan::TableLayout;
+use crate::record::{atomic_write, write_csv};
+use anyhow::Result;
+use serde::Serialize;
+use std::path::Path;
+
+/// One cell of `table.csv`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TableCell {
+    pub row: String,
+    pub metric: String,
+    pub column: String,
+    pub ours_pct: f64,
+    pub ours_ci95_pct: Option<f64>,
+    pub seeds: usize,
+    pub paper_pct: Option<f64>,
+    pub diff_pp: Option<f64>,
+    pub rel_diff: Option<f64>,
+    pub within_tolerance: Option<bool>,
+}
+
+/// Writes `table.csv` and `table.md`; returns the Markdown.
+pub fn write(
+    dir: &Path,
+    title: &str,
+    note: &str,
+    layout: &TableLayout,
+    cells: &[TableCell],
+) -> Result<String> {
+    write_csv(&dir.join("table.csv"), cells)?;
+    let md = markdown(title, note, layout, cells);
+    atomic_write(&dir.join("table.md"), md.as_bytes())?;
+    Ok(md)
+}
