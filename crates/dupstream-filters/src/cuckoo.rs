@@ -216,14 +216,16 @@ pub fn saturation_load(b: u32) -> f64 {
 /// (each kick is a dependent read and write of a random bucket;
 /// [`crate::calibration::kick_ns`]).
 ///
-/// The filter saturates once [`saturation_load`]` · n_b · b` fingerprints are stored, at
+/// Insertions start to fail once [`saturation_load`]` · n_b · b` fingerprints are stored, at
 /// element `t_s = −U·ln(1 − S/U)` (when that many distinct keys have arrived). From then on
-/// an insertion almost always runs all `max_num_kicks` relocations and drops a fingerprint, and
-/// an element is inserted when it is reported UNSEEN: when its key is not among the `S` stored
-/// (probability `1 − S/U`) and its fingerprint matches neither bucket (probability
-/// `(1 − q)^{2·b·load}`, `q` the [`collision_probability`]). Before saturation relocations are
-/// short and neglected. With `insert_duplicates` every element is inserted. Returns 0 when the
-/// stream never saturates the filter.
+/// an insertion almost always runs all `max_num_kicks` relocations, and the rare successes fill
+/// the table further, towards all `C = n_b · b` entries. An element is inserted when it is
+/// reported UNSEEN: when its key is not among the `C` stored (probability `1 − C/U`) and its
+/// fingerprint matches no entry of its two buckets (probability `(1 − q)^{2b}`, `q` the
+/// [`collision_probability`]). Before `t_s` relocations are short and neglected. With
+/// `insert_duplicates` every element is inserted. Returns 0 when the stream never saturates the
+/// filter. Against the QHT paper's filter (`b = 1`, `f = 3`) saturated at 1 Mbit by a stream of
+/// 4·n_b keys, the roofline benchmark measured 259 kicks per element where this gives 276.
 pub fn kicks_per_element(
     params: &CuckooParams,
     budget_bits: u64,
@@ -244,10 +246,11 @@ pub fn kicks_per_element(
         return 0.0;
     }
     let q = collision_probability(params.f, params.zero_fingerprint);
+    let entries = buckets as f64 * f64::from(params.b);
     let unseen = if params.insert_duplicates {
         1.0
     } else {
-        (1.0 - stored / u) * (1.0 - q).powf(2.0 * f64::from(params.b) * load)
+        (1.0 - entries / u).max(0.0) * (1.0 - q).powf(2.0 * f64::from(params.b))
     };
     (n - t_s) / n * unseen * f64::from(params.max_num_kicks)
 }
@@ -494,6 +497,28 @@ mod tests {
     use super::*;
     use crate::exact::Exact;
     use crate::hash::hash_key;
+
+    /// The cost model's kicks against a simulation: the QHT paper's filter saturated by a
+    /// uniform stream of 4·n_b keys. The model neglects the short relocations before
+    /// saturation and the rare successes after it; 20 % covers both (measured: within 10 %).
+    #[test]
+    fn kicks_per_element_matches_a_saturated_filter() {
+        let p = CuckooParams::default();
+        let bits = 3 * 1000;
+        let mut f = StreamingCuckoo::new(bits, &p, 3).unwrap();
+        let (n, u) = (16_000u64, 4 * f.buckets());
+        for i in 0..n {
+            f.step(hash_key(reduce(mix64(i ^ 0x77), u), 1));
+        }
+        let measured = f.kicks() as f64 / n as f64;
+        let model = kicks_per_element(&p, bits, n, u);
+        assert!(
+            (measured / model - 1.0).abs() < 0.2,
+            "measured {measured}, model {model}"
+        );
+        // A stream that never fills half the table costs no relocations in the model.
+        assert_eq!(kicks_per_element(&p, bits, 100, u), 0.0);
+    }
 
     #[test]
     fn alt_is_an_involution() {
