@@ -144,5 +144,13 @@ golden:
 # Speed benchmarks: ns per element per structure and memory size.
 [group('bench')]
 bench:
-    cargo bench -p dupstream-filters
+    cargo bench -p dupstream-filters --bench step
     cargo bench -p dupstream-streams
+
+# The roofline: each structure against the limit loop touching as many cells, at 1 Mbit, 8 MiB
+# and 512 MB (ns per element and ratio), and rewrite the cost model's calibration
+# (crates/dupstream-filters/src/calibration_table.rs). `just roofline sbf 1mbit` filters and does
+# not write. About 10 minutes.
+[group('bench')]
+roofline *filter:
+    if [ -z "{{filter}}" ]; then cargo bench -p dupstream-filters --bench roofline -- --write crates/dupstream-filters/src/calibration_table.rs && cargo fmt --all; else cargo bench -p dupstream-filters --bench roofline -- {{filter}}; fi

@@ -24,6 +24,7 @@ pub mod bdbf;
 pub mod bloom;
 pub mod bsbf;
 pub mod buffering;
+pub mod calibration;
 pub mod cuckoo;
 pub mod error;
 pub mod exact;

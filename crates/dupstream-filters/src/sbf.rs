@@ -54,7 +54,7 @@
 
 use crate::bits::PackedArray;
 use crate::error::{Error, Result, ensure};
-use crate::hash::{DoubleHash, mix64, reduce};
+use crate::hash::{DoubleHash, reduce};
 use crate::rng::{FilterRng, Rng, filter_rng};
 use crate::{DuplicateFilter, Occupancy, OccupancyKind, PREFETCH_DISTANCE};
 
@@ -281,6 +281,14 @@ fn resolve(budget_bits: u64, params: &SbfParams) -> Result<Resolved> {
     Ok(Resolved { max, k, p, d, m })
 }
 
+/// Whether `x` is among the cells drawn so far: the rare path of [`StableBloomFilter`]'s draw,
+/// kept out of line so that the common path keeps the generator in registers.
+#[cold]
+#[inline(never)]
+fn repeats(drawn: &[u64], x: u64) -> bool {
+    drawn.contains(&x)
+}
+
 /// Groups of pre-drawn decrement positions kept ahead (a power of two).
 fn ring_groups(group_len: usize) -> usize {
     let mut r = 32;
@@ -320,8 +328,9 @@ pub struct StableBloomFilter {
     group_len: usize,
     ring_mask: usize,
     head: usize,
-    /// Open-addressing scratch table for drawing `P > 16` distinct cells.
-    scratch: Vec<u64>,
+    /// Bitmap of the cells drawn so far in a group (at least 32 bits per cell, a power of
+    /// two), which spares most draws the search for a repeat.
+    seen: Vec<u64>,
 }
 
 impl StableBloomFilter {
@@ -333,11 +342,6 @@ impl StableBloomFilter {
             Decrement::Adjacent => 1,
         };
         let groups = ring_groups(group_len);
-        let scratch_len = if group_len > 16 {
-            (2 * group_len).next_power_of_two()
-        } else {
-            0
-        };
         let mut f = Self {
             cells: PackedArray::new("sbf", m, d)?,
             m,
@@ -355,7 +359,7 @@ impl StableBloomFilter {
             group_len,
             ring_mask: groups - 1,
             head: 0,
-            scratch: vec![u64::MAX; scratch_len],
+            seen: vec![0; (32 * group_len).next_power_of_two().max(64) / 64],
         };
         for g in 0..groups {
             f.draw_group(g);
@@ -411,53 +415,46 @@ impl StableBloomFilter {
         (0..self.k).all(|i| self.cells.get(dh.index(i, self.m)) != 0)
     }
 
-    /// Fills ring group `g` with fresh positions.
+    /// Fills ring group `g` with fresh positions: `P` distinct cells, each drawn by
+    /// rejection (a repeat is redrawn), in the generator's order.
+    ///
+    /// A repeat is found by a linear search of the cells drawn so far, which runs only when a
+    /// bitmap of those cells (about 32 bits per cell, hashed) says the new one may be among
+    /// them: rarely, so a group costs `O(P)` whatever `P`.
     fn draw_group(&mut self, g: usize) {
         let m = self.draw_range;
-        let group = &mut self.ring[g * self.group_len..(g + 1) * self.group_len];
-        if group.len() <= 16 {
-            for s in 0..group.len() {
-                let x = loop {
-                    let x = reduce(self.rng.next_u64(), m);
-                    if !group[..s].contains(&x) {
-                        break x;
-                    }
-                };
-                group[s] = x;
-            }
-        } else {
-            // P distinct cells by rejection against a small open-addressing set: O(P).
-            self.scratch.fill(u64::MAX);
-            let mask = self.scratch.len() - 1;
-            for slot in group.iter_mut() {
-                *slot = loop {
-                    let x = reduce(self.rng.next_u64(), m);
-                    let mut i = mix64(x) as usize & mask;
-                    let fresh = loop {
-                        match self.scratch[i] {
-                            u64::MAX => {
-                                self.scratch[i] = x;
-                                break true;
-                            }
-                            y if y == x => break false,
-                            _ => i = (i + 1) & mask,
-                        }
-                    };
-                    if fresh {
-                        break x;
-                    }
-                };
-            }
+        // A local copy of the generator: its state stays in registers while the group (which
+        // the compiler cannot tell apart from `self`) is written.
+        let mut rng = self.rng.clone();
+        let Self {
+            ring,
+            seen,
+            group_len,
+            ..
+        } = self;
+        let group = &mut ring[g * *group_len..(g + 1) * *group_len];
+        seen.fill(0);
+        let shift = 64 - (seen.len() * 64).trailing_zeros();
+        for s in 0..group.len() {
+            let x = loop {
+                let x = reduce(rng.next_u64(), m);
+                let b = (x.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize;
+                let (word, bit) = (b >> 6, 1u64 << (b & 63));
+                if seen[word] & bit == 0 || !repeats(&group[..s], x) {
+                    seen[word] |= bit;
+                    break x;
+                }
+            };
+            group[s] = x;
         }
+        self.rng = rng;
     }
 
     /// Decrements one cell (if non-zero), keeping the zero count. Branch-free: whether a random
     /// cell is zero is unpredictable, and a mispredicted branch costs more than the store.
     #[inline(always)]
     fn decrement_cell(&mut self, j: u64) {
-        let v = self.cells.get(j);
-        self.cells.set(j, v - u64::from(v != 0));
-        self.zeros += u64::from(v == 1);
+        self.zeros += u64::from(self.cells.decrement_saturating(j) == 1);
     }
 
     /// Step 2 of Algorithm 1 with the head group of the ring, then redraws that group.
@@ -467,10 +464,14 @@ impl StableBloomFilter {
         let base = g * self.group_len;
         match self.decrement {
             Decrement::Independent => {
-                for s in 0..self.group_len {
-                    let j = self.ring[base + s];
-                    self.decrement_cell(j);
+                let Self {
+                    ring, cells, zeros, ..
+                } = self;
+                let mut hit_zero = 0;
+                for &j in &ring[base..base + self.group_len] {
+                    hit_zero += u64::from(cells.decrement_saturating(j) == 1);
                 }
+                *zeros += hit_zero;
             }
             Decrement::Adjacent => {
                 let mut j = self.ring[base];
@@ -527,8 +528,7 @@ impl DuplicateFilter for StableBloomFilter {
         // 3. Set the K cells to Max.
         for i in 0..self.k {
             let j = dh.index(i, m);
-            self.zeros -= u64::from(self.cells.get(j) == 0);
-            self.cells.set(j, self.max);
+            self.zeros -= u64::from(self.cells.replace(j, self.max) == 0);
         }
         dup
     }
