@@ -24,17 +24,17 @@ reproduce-table7 scale="1": build
 reproduce-bera-table table scale="1": build
     {{bin}} run experiments/bera-journal/table{{table}}.toml --scale {{scale}}
 
-# Every Bera et al. table (journal 1-9, conference 2-5) at the given scale.
+# Every Bera et al. table (journal 1-9, conference 2-5) at the given scale (conference Table 2, 100K elements, at full scale).
 [group('reproduce')]
 reproduce-bera scale="1": build
-    for f in experiments/bera-journal/table*.toml experiments/bera-conference/table*.toml; do {{bin}} run "$f" --scale {{scale}} {{threads}}; done
+    just _runs {{scale}} experiments/bera-journal/table*.toml experiments/bera-conference/table*.toml
 
 # `--threads N` for every catalogue run when DUPSTREAM_THREADS is set (default: all cores).
 threads := if env_var_or_default("DUPSTREAM_THREADS", "") == "" { "" } else { "--threads " + env_var("DUPSTREAM_THREADS") }
 
 # Experiments of the catalogue small enough to run at full scale whatever `scale` says
-# (100K-element streams and the theory overlays' simulations; a few seconds each).
-small := "experiments/deng/fig1-sim.toml experiments/deng/fig2-sim.toml experiments/deng/fig4a.toml experiments/qht/table1.toml experiments/qht/table5.toml experiments/singh-batra/*.toml"
+# (100K-element streams, conference Table 2 and Fig. 8 included, and the theory overlays' simulations; a few seconds each).
+small := "experiments/bera-conference/table2.toml experiments/bera-conference/fig8.toml experiments/deng/fig1-sim.toml experiments/deng/fig2-sim.toml experiments/deng/fig4a.toml experiments/qht/table1.toml experiments/qht/table5.toml experiments/singh-batra/*.toml"
 
 # Runs experiment files in order at `scale` (the small ones at full scale).
 _runs scale +files:
@@ -78,6 +78,17 @@ reproduce-all scale="1": build
     just reproduce-bera-figures {{scale}}
     just reproduce-fpsbf
     just reproduce-qht {{scale}}
+
+# The leaderboard (issue #14): every structure at equal memory, both truths (LEADERBOARD.md).
+# The NASA workload is skipped, visibly, when ../shared/data/nasa-http-1995-08-01.tsv is absent.
+[group('reproduce')]
+leaderboard scale="16": build
+    for f in experiments/leaderboard/*.toml; do \
+        if [ "$(basename "$f")" = nasa.toml ] && [ ! -f ../shared/data/nasa-http-1995-08-01.tsv ]; then \
+            echo "SKIPPED: $f (../shared/data/nasa-http-1995-08-01.tsv not found)"; continue; \
+        fi; \
+        {{bin}} run "$f" --scale {{scale}} {{threads}}; \
+    done
 
 # Run any experiment file, e.g. `just run experiments/bera-journal/table8.toml 16`.
 [group('reproduce')]
@@ -133,5 +144,13 @@ golden:
 # Speed benchmarks: ns per element per structure and memory size.
 [group('bench')]
 bench:
-    cargo bench -p dupstream-filters
+    cargo bench -p dupstream-filters --bench step
     cargo bench -p dupstream-streams
+
+# The roofline: each structure against the limit loop touching as many cells, at 1 Mbit, 8 MiB
+# and 512 MB (ns per element and ratio), and rewrite the cost model's calibration
+# (crates/dupstream-filters/src/calibration_table.rs). `just roofline sbf 1mbit` filters and does
+# not write. About 10 minutes.
+[group('bench')]
+roofline *filter:
+    if [ -z "{{filter}}" ]; then cargo bench -p dupstream-filters --bench roofline -- --write crates/dupstream-filters/src/calibration_table.rs && cargo fmt --all; else cargo bench -p dupstream-filters --bench roofline -- {{filter}}; fi

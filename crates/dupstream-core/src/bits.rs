@@ -179,6 +179,46 @@ impl PackedArray {
         }
     }
 
+    /// Writes cell `i` (the value is truncated to `width` bits) and returns its old value; one
+    /// read-modify-write of one word unless the cell straddles two.
+    #[inline(always)]
+    pub fn replace(&mut self, i: u64, v: u64) -> u64 {
+        debug_assert!(i < self.len);
+        let bit = i * u64::from(self.width);
+        let w = (bit >> 6) as usize;
+        let off = (bit & 63) as u32;
+        if off + self.width <= 64 {
+            let word = self.words[w];
+            self.words[w] = (word & !(self.mask << off)) | ((v & self.mask) << off);
+            (word >> off) & self.mask
+        } else {
+            let old = self.get(i);
+            self.set(i, v);
+            old
+        }
+    }
+
+    /// Decrements cell `i` by one unless it is zero, and returns its old value; one
+    /// read-modify-write of one word (no branch on the value) unless the cell straddles two.
+    #[inline(always)]
+    pub fn decrement_saturating(&mut self, i: u64) -> u64 {
+        debug_assert!(i < self.len);
+        let bit = i * u64::from(self.width);
+        let w = (bit >> 6) as usize;
+        let off = (bit & 63) as u32;
+        if off + self.width <= 64 {
+            let word = self.words[w];
+            let v = (word >> off) & self.mask;
+            // A non-zero field minus one never borrows from the bits above it.
+            self.words[w] = word - (u64::from(v != 0) << off);
+            v
+        } else {
+            let v = self.get(i);
+            self.set(i, v - u64::from(v != 0));
+            v
+        }
+    }
+
     /// Sets every cell to zero.
     pub fn clear_all(&mut self) {
         self.words.fill(0);
@@ -211,8 +251,18 @@ mod tests {
             let mut a = PackedArray::new("test", 300, width).unwrap();
             let mut model = vec![0u64; 300];
             let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
-            for (i, v) in ops {
-                a.set(i, v);
+            for (n, (i, v)) in ops.into_iter().enumerate() {
+                let old = model[i as usize];
+                match n % 3 {
+                    0 => a.set(i, v),
+                    1 => prop_assert_eq!(a.replace(i, v), old),
+                    _ => {
+                        prop_assert_eq!(a.decrement_saturating(i), old);
+                        model[i as usize] = old.saturating_sub(1);
+                        prop_assert_eq!(a.get(i), model[i as usize]);
+                        continue;
+                    }
+                }
                 model[i as usize] = v & mask;
                 prop_assert_eq!(a.get(i), model[i as usize]);
             }

@@ -23,6 +23,8 @@
 //!   "not seen", as in step 1), and "not found in any FPC" is read as "not found in some FPC",
 //!   because Algorithm 2 line 5 requires `FPC_i = h_fp(x)` for *all* `i`, and the analysis
 //!   multiplies per-cell fingerprint factors over the `k` cells (Eq. 14 and 19 are `[·]^k`).
+//!   The literal prose, one matching FPC suffices, is [`FingerprintMatch::Any`]
+//!   (`fingerprint_match = "any"`); the Singh & Batra experiments run both (SETUP.md there).
 //! - **Fingerprint update.** Algorithm 4, Section 4.3 and the FP analysis all say
 //!   `FPC_i ← FPC_i XOR h_fp(x)`, taken from FP-CBF (Pontarelli et al.), while detection tests
 //!   `FPC_i = h_fp(x)`. In FP-CBF the XOR is coherent: counters count the elements in a cell
@@ -110,6 +112,28 @@ impl FingerprintUpdate {
     }
 }
 
+/// How many of the `k` fingerprint cells must hold `h_fp(x)` for a DUPLICATE verdict (see the
+/// module doc, "Detection verdict").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum FingerprintMatch {
+    /// All `k` (Algorithm 2, line 5; the analysis's `[·]^k`): the default reading.
+    #[default]
+    All,
+    /// At least one (Section 4.1, step 2, literally: new iff "not found in any FPC").
+    Any,
+}
+
+impl FingerprintMatch {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::All => "all",
+            Self::Any => "any",
+        }
+    }
+}
+
 /// Parameters of an [`FpSbf`]. Give exactly one of `l` and `fps`.
 ///
 /// ```toml
@@ -119,6 +143,7 @@ impl FingerprintUpdate {
 /// xi = 1.0     # eviction rate ξ
 /// fps = 0.1    # or: l = 10
 /// # fingerprint_update = "xor"   # literal Algorithm 4; default "overwrite"
+/// # fingerprint_match = "any"    # Section 4.1's prose; default "all" (Algorithm 2)
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -141,6 +166,9 @@ pub struct FpSbfParams {
     /// How insertion updates a fingerprint cell.
     #[cfg_attr(feature = "serde", serde(default))]
     pub fingerprint_update: FingerprintUpdate,
+    /// How many fingerprint cells must match for a DUPLICATE (default all `k`).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub fingerprint_match: FingerprintMatch,
 }
 
 /// `Max = 2^c − 1`, the value an insertion writes into a counter.
@@ -266,7 +294,7 @@ fn resolve(budget_bits: u64, p: &FpSbfParams) -> Result<(u64, u64, u32)> {
 /// ```
 /// use dupstream_filters::{DuplicateFilter, hash::hash_key};
 /// use dupstream_filters::fpsbf::{FpSbf, FpSbfParams, FingerprintUpdate};
-/// let p = FpSbfParams { c: 3, f: 8, k: 3, xi: 1.0, l: None, fps: Some(0.1), fingerprint_update: FingerprintUpdate::Overwrite };
+/// let p = FpSbfParams { c: 3, f: 8, k: 3, xi: 1.0, l: None, fps: Some(0.1), fingerprint_update: FingerprintUpdate::Overwrite, fingerprint_match: Default::default() };
 /// let mut f = FpSbf::new(1 << 16, &p, 0).unwrap();
 /// assert!(!f.step(hash_key(1, 0)));
 /// assert!(f.step(hash_key(1, 0))); // its cells were just written by it
@@ -285,6 +313,7 @@ pub struct FpSbf {
     xi: f64,
     fps: Option<f64>,
     update: FingerprintUpdate,
+    any_match: bool,
     zeros: u64,
     /// Coins (`ξ`).
     rng: FilterRng,
@@ -319,6 +348,7 @@ impl FpSbf {
             xi: params.xi,
             fps: params.fps,
             update: params.fingerprint_update,
+            any_match: params.fingerprint_match == FingerprintMatch::Any,
             zeros: m,
             rng: filter_rng(seed, 0),
             pos_rng,
@@ -348,17 +378,19 @@ impl FpSbf {
     }
 
     /// Algorithm 2 without any update, split in its two checks: `(all k counters are
-    /// non-zero, all k FPCs equal h_fp(x))`. The element is a DUPLICATE iff both hold.
+    /// non-zero, all k FPCs equal h_fp(x))` (with `fingerprint_match = "any"`: at least one FPC).
+    /// The element is a DUPLICATE iff both hold.
     pub fn probe(&self, hash: u64) -> (bool, bool) {
         let dh = DoubleHash::new(hash);
         let fp = self.fingerprint(hash);
-        let (mut nonzero, mut matches) = (true, true);
+        let (mut nonzero, mut all, mut any) = (true, true, false);
         for i in 0..self.k {
             let cell = self.cells.get(dh.index(i, self.m));
             nonzero &= cell & self.counter_mask != 0;
-            matches &= cell >> self.c == fp;
+            all &= cell >> self.c == fp;
+            any |= cell >> self.c == fp;
         }
-        (nonzero, matches)
+        (nonzero, if self.any_match { any } else { all })
     }
 
     /// The next pre-drawn deletion draw; a fresh one takes its slot and its cell is
@@ -398,12 +430,15 @@ impl DuplicateFilter for FpSbf {
     fn step(&mut self, hash: u64) -> bool {
         let dh = DoubleHash::new(hash);
         let fp = self.fingerprint(hash);
-        let mut dup = true;
+        let (mut nonzero, mut all, mut any) = (true, true, false);
         for i in 0..self.k {
             let cell = self.cells.get(dh.index(i, self.m));
-            dup &= (cell & self.counter_mask != 0) & (cell >> self.c == fp);
+            let matched = cell >> self.c == fp;
+            nonzero &= cell & self.counter_mask != 0;
+            all &= matched;
+            any |= matched;
         }
-        if dup {
+        if nonzero & if self.any_match { any } else { all } {
             return true;
         }
         if unit_f64(self.rng.next_u64()) < self.xi {
@@ -440,7 +475,7 @@ impl DuplicateFilter for FpSbf {
 
     fn params(&self) -> Vec<crate::Param> {
         let l = self.l as f64;
-        vec![
+        let mut v = vec![
             crate::Param::new("c", self.c),
             crate::Param::new("f", self.f),
             crate::Param::new("k", self.k),
@@ -458,7 +493,14 @@ impl DuplicateFilter for FpSbf {
                 "counter_fp_rate",
                 counter_fp_rate(l, self.k, self.max, self.m),
             ),
-        ]
+        ];
+        if self.any_match {
+            v.push(crate::Param::new(
+                "fingerprint_match",
+                FingerprintMatch::Any.as_str(),
+            ));
+        }
+        v
     }
 
     fn occupancy(&self) -> Occupancy {
@@ -490,7 +532,45 @@ mod tests {
             l: Some(l),
             fps: None,
             fingerprint_update: update,
+            fingerprint_match: FingerprintMatch::All,
         }
+    }
+
+    /// `fingerprint_match = "any"`: without fingerprints (`f = 0`) it is the default reading
+    /// verdict for verdict; with them, on a stream without repeats (every DUPLICATE is a false
+    /// positive), it lets more elements through the fingerprint check than "all" and never
+    /// more than the counters alone.
+    #[test]
+    fn any_fpc_reading() {
+        let any = |f| FpSbfParams {
+            fingerprint_match: FingerprintMatch::Any,
+            ..params(1, f, 3, 1.0, 4, FingerprintUpdate::Overwrite)
+        };
+        let all = |f| params(1, f, 3, 1.0, 4, FingerprintUpdate::Overwrite);
+        let mut a = FpSbf::new(1 << 14, &any(0), 9).unwrap();
+        let mut b = FpSbf::new(1 << 14, &all(0), 9).unwrap();
+        for key in 0..30_000 {
+            let h = hash_key(key % 7_000, 2);
+            assert_eq!(a.step(h), b.step(h), "key {key}");
+        }
+        let (mut fp_any, mut fp_all, mut fp_counters) = (0, 0, 0);
+        for (p, fp) in [
+            (any(4), &mut fp_any),
+            (all(4), &mut fp_all),
+            (all(0), &mut fp_counters),
+        ] {
+            let mut f = FpSbf::new(1 << 16, &p, 9).unwrap();
+            *fp = (0..60_000u64)
+                .filter(|&key| f.step(hash_key(key, 3)))
+                .count();
+        }
+        // Counters alone: about Eq. 13's rate; one of three 4-bit fingerprints matching: about
+        // 1 − (15/16)^3 = 18 % of that; all three: 2^-12.
+        assert!(
+            fp_all < fp_any && fp_any < fp_counters,
+            "{fp_all} {fp_any} {fp_counters}"
+        );
+        assert!(fp_any > 500, "{fp_any}");
     }
 
     #[test]
@@ -638,6 +718,7 @@ mod tests {
             l: None,
             fps: Some(0.1),
             fingerprint_update: FingerprintUpdate::Overwrite,
+            fingerprint_match: FingerprintMatch::All,
         };
         let mut filt = FpSbf::new(1 << 16, &p, 4).unwrap();
         let m = filt.m();
@@ -720,6 +801,7 @@ mod tests {
                 l: None,
                 fps: Some(0.05),
                 fingerprint_update: FingerprintUpdate::Overwrite,
+                fingerprint_match: FingerprintMatch::All,
             },
         ];
         for e in 10..=32 {

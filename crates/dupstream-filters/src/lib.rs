@@ -19,10 +19,12 @@
 #![warn(missing_docs)]
 
 pub mod a2;
+pub mod apbf;
 pub mod bdbf;
 pub mod bloom;
 pub mod bsbf;
 pub mod buffering;
+pub mod calibration;
 pub mod cuckoo;
 pub mod error;
 pub mod exact;
@@ -34,7 +36,9 @@ pub mod sbf;
 pub mod spec;
 pub mod sqf;
 pub mod structure;
+pub mod swamp;
 pub mod theory;
+pub mod tlbf;
 
 pub use error::{Error, Result};
 pub use param::{Param, ParamValue};
@@ -113,6 +117,29 @@ pub trait DuplicateFilter: Send {
         }
     }
 
+    /// Processes one element that arrived at `time` (seconds on the stream's clock,
+    /// non-decreasing along the stream). Structures whose window counts elements ignore the
+    /// time: the default is [`step`](Self::step). A time-windowed structure (the time-limited
+    /// Bloom filter, [`tlbf`]) overrides it and uses the time to retire stale state.
+    #[inline(always)]
+    fn step_at(&mut self, hash: u64, time: f64) -> bool {
+        let _ = time;
+        self.step(hash)
+    }
+
+    /// Processes a batch of timestamped elements; `out[i]` receives the verdict for
+    /// `hashes[i]` arriving at `times[i]`. Identical to calling [`step_at`](Self::step_at) on
+    /// each element in order. The default ignores the times and runs
+    /// [`step_batch`](Self::step_batch), which is right for every structure that does not
+    /// override [`step_at`](Self::step_at).
+    ///
+    /// # Panics
+    /// If `out` or `times` is shorter than `hashes`.
+    fn step_batch_at(&mut self, hashes: &[u64], times: &[f64], out: &mut [bool]) {
+        assert!(times.len() >= hashes.len(), "times buffer too short");
+        self.step_batch(hashes, out)
+    }
+
     /// Exact number of bits of state the structure uses (its cells, counters and fingerprints;
     /// not its constant parameters, random generator state, or the index of a buffer the paper
     /// does not charge). Never exceeds the construction budget.
@@ -143,6 +170,13 @@ impl<F: DuplicateFilter + ?Sized> DuplicateFilter for Box<F> {
     }
     fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
         (**self).step_batch(hashes, out)
+    }
+    #[inline(always)]
+    fn step_at(&mut self, hash: u64, time: f64) -> bool {
+        (**self).step_at(hash, time)
+    }
+    fn step_batch_at(&mut self, hashes: &[u64], times: &[f64], out: &mut [bool]) {
+        (**self).step_batch_at(hashes, times, out)
     }
     fn memory_bits(&self) -> u64 {
         (**self).memory_bits()

@@ -34,6 +34,12 @@
 //! - **`Max` need not be `2^d − 1`.** Definition 1 ties `Max = 2^d − 1`; any `Max ≥ 1` is
 //!   accepted and `d` is the smallest width holding it (Section 4.1 explains why other values
 //!   waste bits).
+//! - **Decrement range (a hypothesis, off by default).** `decrement_range_bits = b` draws the
+//!   decrement positions from `[0, min(m, 2^b))` instead of `[0, m)`: what an implementation
+//!   whose generator yields `b` random bits (C's `rand()`: 31) would do. With `m ≤ 2^b` it
+//!   changes nothing (same draws, same verdicts); above, the cells at `2^b` and beyond are
+//!   never decremented. Bera et al.'s 512 MB SBF cells (`m = 2^32`) fit `b = 31`
+//!   (`experiments/bera-journal/SETUP.md`); no paper states it.
 //! - The `K` indices come from double hashing of the pre-hashed key, standing in for the
 //!   paper's independent hash functions; they are not forced distinct (nor are the paper's).
 //!
@@ -48,7 +54,7 @@
 
 use crate::bits::PackedArray;
 use crate::error::{Error, Result, ensure};
-use crate::hash::{DoubleHash, mix64, reduce};
+use crate::hash::{DoubleHash, reduce};
 use crate::rng::{FilterRng, Rng, filter_rng};
 use crate::{DuplicateFilter, Occupancy, OccupancyKind, PREFETCH_DISTANCE};
 
@@ -138,6 +144,12 @@ pub struct SbfParams {
     /// How Eq. 17's real `P` is rounded when `fps` is given (default floor, as the paper).
     #[cfg_attr(feature = "serde", serde(default))]
     pub p_rounding: PRounding,
+    /// Decrement positions drawn from `[0, min(m, 2^bits))` instead of `[0, m)` (default: the
+    /// full range). A hypothesis about an implementation detail, not a reading of the paper:
+    /// a generator of `bits` output bits, such as C's `rand()` with 31, never reaches the cells
+    /// above `2^bits` (Bera et al. experiments, `SBF-rand31`; see the module documentation).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub decrement_range_bits: Option<u32>,
 }
 
 impl SbfParams {
@@ -150,6 +162,7 @@ impl SbfParams {
             fps: None,
             decrement: Decrement::Independent,
             p_rounding: PRounding::Floor,
+            decrement_range_bits: None,
         }
     }
 
@@ -162,6 +175,7 @@ impl SbfParams {
             fps: Some(fps),
             decrement: Decrement::Independent,
             p_rounding: PRounding::Floor,
+            decrement_range_bits: None,
         }
     }
 
@@ -255,7 +269,24 @@ fn resolve(budget_bits: u64, params: &SbfParams) -> Result<Resolved> {
         bits: u64::MAX,
     })?;
     crate::error::words_for_bits("sbf", bits)?;
+    if let Some(b) = params.decrement_range_bits {
+        // At least P positions in range, so that P distinct cells can be drawn.
+        ensure(
+            (1..=63).contains(&b) && (1u64 << b) >= p,
+            "decrement_range_bits",
+            b,
+            "must be in 1..=63 with 2^bits >= P",
+        )?;
+    }
     Ok(Resolved { max, k, p, d, m })
+}
+
+/// Whether `x` is among the cells drawn so far: the rare path of [`StableBloomFilter`]'s draw,
+/// kept out of line so that the common path keeps the generator in registers.
+#[cold]
+#[inline(never)]
+fn repeats(drawn: &[u64], x: u64) -> bool {
+    drawn.contains(&x)
 }
 
 /// Groups of pre-drawn decrement positions kept ahead (a power of two).
@@ -286,6 +317,10 @@ pub struct StableBloomFilter {
     d: u32,
     fps: Option<f64>,
     decrement: Decrement,
+    /// Decrement positions are drawn from `[0, draw_range)`: `m`, or `min(m, 2^bits)` with
+    /// `decrement_range_bits`.
+    draw_range: u64,
+    decrement_range_bits: Option<u32>,
     zeros: u64,
     rng: FilterRng,
     /// `R` groups of pre-drawn positions, `group_len` each (`P`, or 1 start cell if adjacent).
@@ -293,8 +328,9 @@ pub struct StableBloomFilter {
     group_len: usize,
     ring_mask: usize,
     head: usize,
-    /// Open-addressing scratch table for drawing `P > 16` distinct cells.
-    scratch: Vec<u64>,
+    /// Bitmap of the cells drawn so far in a group (at least 32 bits per cell, a power of
+    /// two), which spares most draws the search for a repeat.
+    seen: Vec<u64>,
 }
 
 impl StableBloomFilter {
@@ -306,11 +342,6 @@ impl StableBloomFilter {
             Decrement::Adjacent => 1,
         };
         let groups = ring_groups(group_len);
-        let scratch_len = if group_len > 16 {
-            (2 * group_len).next_power_of_two()
-        } else {
-            0
-        };
         let mut f = Self {
             cells: PackedArray::new("sbf", m, d)?,
             m,
@@ -320,13 +351,15 @@ impl StableBloomFilter {
             d,
             fps: params.fps,
             decrement: params.decrement,
+            draw_range: params.decrement_range_bits.map_or(m, |b| m.min(1u64 << b)),
+            decrement_range_bits: params.decrement_range_bits,
             zeros: m,
             rng: filter_rng(seed, 0),
             ring: vec![0; groups * group_len],
             group_len,
             ring_mask: groups - 1,
             head: 0,
-            scratch: vec![u64::MAX; scratch_len],
+            seen: vec![0; (32 * group_len).next_power_of_two().max(64) / 64],
         };
         for g in 0..groups {
             f.draw_group(g);
@@ -382,53 +415,46 @@ impl StableBloomFilter {
         (0..self.k).all(|i| self.cells.get(dh.index(i, self.m)) != 0)
     }
 
-    /// Fills ring group `g` with fresh positions.
+    /// Fills ring group `g` with fresh positions: `P` distinct cells, each drawn by
+    /// rejection (a repeat is redrawn), in the generator's order.
+    ///
+    /// A repeat is found by a linear search of the cells drawn so far, which runs only when a
+    /// bitmap of those cells (about 32 bits per cell, hashed) says the new one may be among
+    /// them: rarely, so a group costs `O(P)` whatever `P`.
     fn draw_group(&mut self, g: usize) {
-        let m = self.m;
-        let group = &mut self.ring[g * self.group_len..(g + 1) * self.group_len];
-        if group.len() <= 16 {
-            for s in 0..group.len() {
-                let x = loop {
-                    let x = reduce(self.rng.next_u64(), m);
-                    if !group[..s].contains(&x) {
-                        break x;
-                    }
-                };
-                group[s] = x;
-            }
-        } else {
-            // P distinct cells by rejection against a small open-addressing set: O(P).
-            self.scratch.fill(u64::MAX);
-            let mask = self.scratch.len() - 1;
-            for slot in group.iter_mut() {
-                *slot = loop {
-                    let x = reduce(self.rng.next_u64(), m);
-                    let mut i = mix64(x) as usize & mask;
-                    let fresh = loop {
-                        match self.scratch[i] {
-                            u64::MAX => {
-                                self.scratch[i] = x;
-                                break true;
-                            }
-                            y if y == x => break false,
-                            _ => i = (i + 1) & mask,
-                        }
-                    };
-                    if fresh {
-                        break x;
-                    }
-                };
-            }
+        let m = self.draw_range;
+        // A local copy of the generator: its state stays in registers while the group (which
+        // the compiler cannot tell apart from `self`) is written.
+        let mut rng = self.rng.clone();
+        let Self {
+            ring,
+            seen,
+            group_len,
+            ..
+        } = self;
+        let group = &mut ring[g * *group_len..(g + 1) * *group_len];
+        seen.fill(0);
+        let shift = 64 - (seen.len() * 64).trailing_zeros();
+        for s in 0..group.len() {
+            let x = loop {
+                let x = reduce(rng.next_u64(), m);
+                let b = (x.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize;
+                let (word, bit) = (b >> 6, 1u64 << (b & 63));
+                if seen[word] & bit == 0 || !repeats(&group[..s], x) {
+                    seen[word] |= bit;
+                    break x;
+                }
+            };
+            group[s] = x;
         }
+        self.rng = rng;
     }
 
     /// Decrements one cell (if non-zero), keeping the zero count. Branch-free: whether a random
     /// cell is zero is unpredictable, and a mispredicted branch costs more than the store.
     #[inline(always)]
     fn decrement_cell(&mut self, j: u64) {
-        let v = self.cells.get(j);
-        self.cells.set(j, v - u64::from(v != 0));
-        self.zeros += u64::from(v == 1);
+        self.zeros += u64::from(self.cells.decrement_saturating(j) == 1);
     }
 
     /// Step 2 of Algorithm 1 with the head group of the ring, then redraws that group.
@@ -438,10 +464,14 @@ impl StableBloomFilter {
         let base = g * self.group_len;
         match self.decrement {
             Decrement::Independent => {
-                for s in 0..self.group_len {
-                    let j = self.ring[base + s];
-                    self.decrement_cell(j);
+                let Self {
+                    ring, cells, zeros, ..
+                } = self;
+                let mut hit_zero = 0;
+                for &j in &ring[base..base + self.group_len] {
+                    hit_zero += u64::from(cells.decrement_saturating(j) == 1);
                 }
+                *zeros += hit_zero;
             }
             Decrement::Adjacent => {
                 let mut j = self.ring[base];
@@ -498,8 +528,7 @@ impl DuplicateFilter for StableBloomFilter {
         // 3. Set the K cells to Max.
         for i in 0..self.k {
             let j = dh.index(i, m);
-            self.zeros -= u64::from(self.cells.get(j) == 0);
-            self.cells.set(j, self.max);
+            self.zeros -= u64::from(self.cells.replace(j, self.max) == 0);
         }
         dup
     }
@@ -543,7 +572,7 @@ impl DuplicateFilter for StableBloomFilter {
     }
 
     fn params(&self) -> Vec<crate::Param> {
-        vec![
+        let mut v = vec![
             crate::Param::new("max", self.max),
             crate::Param::new("k", self.k),
             crate::Param::new("p", self.p),
@@ -553,7 +582,11 @@ impl DuplicateFilter for StableBloomFilter {
             crate::Param::new("m", self.m),
             crate::Param::new("fps_bound", self.fps_bound()),
             crate::Param::new("stable_zero_fraction", self.stable_zero_fraction()),
-        ]
+        ];
+        if let Some(b) = self.decrement_range_bits {
+            v.push(crate::Param::new("decrement_range_bits", b));
+        }
+        v
     }
 
     fn occupancy(&self) -> Occupancy {
@@ -627,6 +660,40 @@ mod tests {
     const M_CELLS: u64 = 1 << 14;
     const WARMUP: u64 = 1 << 16; // ~24 autocorrelation times: e^{-24} of the start remains
     const WINDOW: u64 = 1 << 17;
+
+    #[test]
+    fn decrement_range_covering_m_changes_nothing_and_a_short_range_spares_the_upper_cells() {
+        let base = SbfParams::new(1, 2, 4);
+        let ranged = |bits| SbfParams {
+            decrement_range_bits: Some(bits),
+            ..base.clone()
+        };
+        // m = 2^12: a 12-bit range covers it, so the draws and verdicts are the default's.
+        let mut a = StableBloomFilter::new(1 << 12, &base, 5).unwrap();
+        let mut b = StableBloomFilter::new(1 << 12, &ranged(12), 5).unwrap();
+        for key in 0..20_000 {
+            let h = hash_key(key % 3_000, 1);
+            assert_eq!(a.step(h), b.step(h), "key {key}");
+        }
+        // An 11-bit range: cells 2^11.. are set by insertions and never decremented, so once
+        // set they stay at Max, while the lower half keeps decaying.
+        let mut c = StableBloomFilter::new(1 << 12, &ranged(11), 5).unwrap();
+        distinct_run(&mut c, 0, 50_000);
+        let upper_zeros = ((1 << 11)..(1 << 12))
+            .filter(|&j| c.cells.get(j) == 0)
+            .count();
+        let lower_zeros = (0..(1 << 11)).filter(|&j| c.cells.get(j) == 0).count();
+        // 50,000 elements x K = 2 probes spread over 4096 cells: each upper cell is missed with
+        // probability e^{-50000*2/4096} < 1e-10; the lower half holds its stable share of zeros
+        // (Theorem 3 for m = 2^11, P = 4: about 2/3).
+        assert_eq!(upper_zeros, 0);
+        assert!(lower_zeros > 1 << 9, "lower zeros {lower_zeros}");
+        assert!(c.zeros_consistent());
+        assert!(
+            StableBloomFilter::new(1 << 12, &ranged(1), 5).is_err(),
+            "2^1 < P positions"
+        );
+    }
 
     fn check_convergence(decrement: Decrement, max: u64, tol: f64) {
         let params = SbfParams::new(max, 2, 4).decrement(decrement);

@@ -5,6 +5,7 @@
 //! keys are rejected).
 
 use crate::a2::A2;
+use crate::apbf::{Apbf, ApbfBlocked};
 use crate::bdbf::BDbf;
 use crate::bloom::BloomFilter;
 use crate::bsbf::{Bsbf, Bsbfsd, Rlbsbf};
@@ -15,6 +16,8 @@ use crate::qht::{Qht, Qhtd, Qqhtd};
 use crate::rsbf::Rsbf;
 use crate::sbf::StableBloomFilter;
 use crate::sqf::Sqf;
+use crate::swamp::Swamp;
+use crate::tlbf::Tlbf;
 use crate::{DuplicateFilter, Result, Structure, exact::Exact};
 
 /// The exact baseline's parameters (none), where they used to be defined.
@@ -129,4 +132,8 @@ registry! {
     Sqf(Sqf) = "sqf";
     Cuckoo(StreamingCuckoo) = "cuckoo";
     BDbf(BDbf) = "bdbf";
+    Apbf(Apbf) = "apbf";
+    ApbfBlocked(ApbfBlocked) = "apbf_blocked";
+    Swamp(Swamp) = "swamp";
+    Tlbf(Tlbf) = "tlbf";
 }

@@ -53,6 +53,26 @@ insert_duplicates = true
 buckets = "power_of_two""#,
     r#"name = "sqf"
 rows = "fill""#,
+    r#"name = "apbf"
+k = 4
+l = 3"#,
+    r#"name = "apbf"
+fpr = 0.001
+window = 10000"#,
+    r#"name = "apbf_blocked"
+k = 7
+l = 5
+g = 1000"#,
+    r#"name = "swamp"
+window = 1000"#,
+    r#"name = "tlbf"
+k = 4
+l = 3
+window_seconds = 10.0
+rate = 1000.0"#,
+    r#"name = "swamp"
+window = 10000
+fpr = 0.01"#,
 ];
 
 /// Budgets each parameter set is built at, in bits: tiny, a power of two, an odd size, 2 MiB.

@@ -48,6 +48,19 @@ s = 4"#,
     r#"name = "qqhtd""#,
     r#"name = "sqf""#,
     r#"name = "cuckoo""#,
+    r#"name = "apbf"
+k = 4
+l = 3"#,
+    r#"name = "apbf_blocked"
+fpr = 0.01
+window = 5000"#,
+    r#"name = "swamp"
+window = 1000"#,
+    r#"name = "tlbf"
+k = 4
+l = 3
+window_seconds = 10.0
+rate = 1000.0"#,
 ];
 
 fn specs() -> Vec<FilterSpec> {

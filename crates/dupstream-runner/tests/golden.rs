@@ -133,29 +133,59 @@ checkpoints = 4
     check_golden("nasa-replay", &std::fs::read(out.join("raw.csv")).unwrap());
 }
 
-/// A cell of a paper table that this project documents as not reproducing (REPRODUCTION.md,
-/// experiments/bera-journal/SETUP.md). It is still pinned exactly by the golden file; it is only
-/// exempt from the comparison with the paper. `None` matches every row / metric.
-struct Deviation {
-    column: &'static str,
-    memory: Option<&'static str>,
-    metric: Option<&'static str>,
-    why: &'static str,
+/// The columns of the Bera et al. tables that this project claims as its reproduction, and the
+/// only ones compared with the paper. Chosen a priori, not by which cells pass:
+/// - `SBF-rand31` (hypothesis: decrement positions from a 31-bit generator, SETUP.md) is
+///   compared in every row. Below 2^31 cells it *is* the default SBF (same draws, same
+///   verdicts: checked cell by cell below), so the default `SBF` column only differs at 512 MB,
+///   where the two are competing hypotheses about one unstated detail and the paper can match
+///   at most one of them.
+/// - `RSBF` (the papers' prose) is compared; `RSBF-pseudocode` is the rejected reading, kept
+///   beside it as a record: with `s = M/k ≥ N` its FNR is 0 by construction (`tests/bera.rs`,
+///   `rsbf_phase1_has_no_false_negatives`), while every table prints a non-zero FNR.
+/// - BSBF, BSBFSD and RLBSBF: the papers' own structures, one reading each.
+const CLAIMED: [&str; 5] = ["SBF-rand31", "RSBF", "BSBF", "BSBFSD", "RLBSBF"];
+
+/// `--scale 64` divides the memory by 64, so the 31-bit hypothesis becomes a 25-bit range
+/// (2^31 / 64): the SBF-rand31 column of a scaled run only tests the hypothesis with its range
+/// scaled too. Returns the experiment file to run at scale 64.
+fn scaled_hypothesis_file(table: &str) -> PathBuf {
+    let file = root().join(format!("experiments/bera-journal/{table}.toml"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.contains("decrement_range_bits = 31"),
+        "{table}: no SBF-rand31 column"
+    );
+    let dir = scratch(&format!("bera-{table}-file"));
+    std::fs::copy(
+        root().join("experiments/bera-journal/paper-values.csv"),
+        dir.join("paper-values.csv"),
+    )
+    .unwrap();
+    let scaled = dir.join(format!("{table}.toml"));
+    std::fs::write(
+        &scaled,
+        text.replace("decrement_range_bits = 31", "decrement_range_bits = 25"),
+    )
+    .unwrap();
+    scaled
 }
 
-const RSBF: Deviation = Deviation {
-    column: "RSBF",
-    memory: None,
-    metric: None,
-    why: "neither published RSBF pseudo-code reproduces the RSBF column (SETUP.md: with s = M/k the \
-          reservoir phase never resets bits at 256/512 MB, so FNR is 0 where the paper prints 18 % / 10 %)",
-};
+/// The tolerance of a cell: `rel` relative or `abs_pp` percentage points, whichever is larger.
+struct Tolerance {
+    rel: f64,
+    abs_pp: f64,
+}
 
-/// Runs a Bera et al. table at scale 64, pins it to its golden file, and compares every cell not
-/// listed in `deviations` with the paper, within `rel` relative or `abs_pp` percentage points.
-fn bera_table_at_scale_64(table: &str, rel: f64, abs_pp: f64, deviations: &[Deviation]) {
-    let file = format!("experiments/bera-journal/{table}.toml");
-    let out = run(&format!("bera-{table}"), &["run", &file, "--scale", "64"]);
+/// Runs a Bera et al. table at scale 64, pins it to its golden file, checks that SBF and
+/// SBF-rand31 agree wherever the range covers every cell, and compares every cell of the
+/// [`CLAIMED`] columns with the paper within `tol(cell)`.
+fn bera_table_at_scale_64(table: &str, tol: impl Fn(&Compared) -> Tolerance) {
+    let file = scaled_hypothesis_file(table);
+    let out = run(
+        &format!("bera-{table}"),
+        &["run", file.to_str().unwrap(), "--scale", "64"],
+    );
     check_golden(
         &format!("bera-journal-{table}-scale64"),
         &std::fs::read(out.join("raw.csv")).unwrap(),
@@ -163,29 +193,36 @@ fn bera_table_at_scale_64(table: &str, rel: f64, abs_pp: f64, deviations: &[Devi
     let cells = compared_cells(&out);
     assert_eq!(
         cells.len(),
-        40,
-        "{table}: expected 40 cells with a paper value"
+        56,
+        "{table}: expected 56 cells with a paper value (7 columns, 4 rows, 2 metrics)"
     );
+    // 64-256 MB at scale 64: at most 2^25 cells, inside the 25-bit range.
+    for c in cells
+        .iter()
+        .filter(|c| c.column == "SBF" && c.row != "512MB")
+    {
+        let twin = cells
+            .iter()
+            .find(|d| d.column == "SBF-rand31" && d.row == c.row && d.metric == c.metric)
+            .unwrap();
+        assert_eq!(
+            c.ours, twin.ours,
+            "{table} {} {}: SBF vs SBF-rand31",
+            c.row, c.metric
+        );
+    }
     let mut failures = Vec::new();
     let mut checked = 0;
-    for c in &cells {
-        let exempt = deviations.iter().find(|d| {
-            d.column == c.column
-                && d.memory.is_none_or(|m| m == c.row)
-                && d.metric.is_none_or(|m| m == c.metric)
-        });
-        if let Some(d) = exempt {
-            eprintln!(
-                "{table} {} {} {}: documented deviation ({})",
-                c.row, c.metric, c.column, d.why
-            );
-            continue;
-        }
+    for c in cells
+        .iter()
+        .filter(|c| CLAIMED.contains(&c.column.as_str()))
+    {
         checked += 1;
-        let tol = (rel * c.paper.abs()).max(abs_pp);
-        if (c.ours - c.paper).abs() > tol {
+        let Tolerance { rel, abs_pp } = tol(c);
+        let bound = (rel * c.paper.abs()).max(abs_pp);
+        if (c.ours - c.paper).abs() > bound {
             failures.push(format!(
-                "{} {} {}: ours {:.4} %, paper {:.4} %, |diff| {:.4} > {tol:.4} pp",
+                "{} {} {}: ours {:.4} %, paper {:.4} %, |diff| {:.4} > {bound:.4} pp",
                 c.row,
                 c.metric,
                 c.column,
@@ -196,6 +233,7 @@ fn bera_table_at_scale_64(table: &str, rel: f64, abs_pp: f64, deviations: &[Devi
         }
     }
     eprintln!("{table}: {checked} cells compared with the paper");
+    assert_eq!(checked, 40);
     assert!(
         failures.is_empty(),
         "{table} at scale 64 no longer matches the paper:\n{}",
@@ -208,50 +246,45 @@ fn bera_table_at_scale_64(table: &str, rel: f64, abs_pp: f64, deviations: &[Devi
 /// results/bera-journal-table7/) and `--scale 64`: at most 0.50 % relative where the relative
 /// bound applies (rates above 1.67 %), at most 0.0033 pp below. A cell that reproduces at full
 /// scale therefore stays within 3.5 % / 0.055 pp at scale 64.
-const SCALE64_REL: f64 = 0.035;
-const SCALE64_ABS_PP: f64 = 0.055;
+const SCALE64: Tolerance = Tolerance {
+    rel: 0.035,
+    abs_pp: 0.055,
+};
 
 #[test]
 fn bera_journal_table7_at_scale_64() {
-    let sbf_512 = Deviation {
-        column: "SBF",
-        memory: Some("512MB"),
-        metric: Some("fnr"),
-        why: "SBF's parameters are not stated by the paper (Max=1, K=2, P=4 assumed); at 512 MB our FNR \
-              is 18.4 % against 17.1 % at every scale",
-    };
-    bera_table_at_scale_64("table7", SCALE64_REL, SCALE64_ABS_PP, &[RSBF, sbf_512]);
+    bera_table_at_scale_64("table7", |_| SCALE64);
 }
 
+/// Table 8 (60 % distinct). Every FNR of every structure in Tables 5 and 8 (the two 60 %
+/// distinct tables) is below the paper's, by 0.7-4.1 % relative, growing with memory, while
+/// their FPRs and the 15 % and 90 % distinct tables match (SETUP.md, "60 % distinct"). A
+/// common-mode shift of every structure at one distinct fraction points to the stream, whose
+/// generator the papers do not describe; changing the distinct fraction does not remove it.
+/// This is an observed deviation with a located but unexplained cause, not an a priori one: the
+/// test checks it as a claim about the whole FNR half of the table (each FNR at most 5 %
+/// below the paper, and not above it by more than the ordinary criterion), not as a list of
+/// exempt cells. FPRs keep the ordinary criterion.
 #[test]
 fn bera_journal_table8_at_scale_64() {
-    // Table 8 was not run at full scale; its deviations are the cells outside the 3 % criterion
-    // at scale 16 (which differs from full scale by under 0.7 % on Table 7).
-    let sbf_512 = Deviation {
-        column: "SBF",
-        memory: Some("512MB"),
-        metric: None,
-        why: "SBF's parameters are not stated by the paper (Max=1, K=2, P=4 assumed); at 512 MB ours is \
-              1.34 % / 33.8 % against 1.45 % / 30.3 %",
-    };
-    const LOW_FNR: &str = "at 60 % distinct our FNRs are 1-4 % (relative) below the paper's, more so with \
-                           more memory (REPRODUCTION.md)";
-    let low_fnr = |column, memory| Deviation {
-        column,
-        memory: Some(memory),
-        metric: Some("fnr"),
-        why: LOW_FNR,
-    };
-    let deviations = [
-        RSBF,
-        sbf_512,
-        low_fnr("RLBSBF", "128MB"),
-        low_fnr("RLBSBF", "256MB"),
-        low_fnr("RLBSBF", "512MB"),
-        low_fnr("BSBF", "512MB"),
-        low_fnr("BSBFSD", "512MB"),
-    ];
-    bera_table_at_scale_64("table8", SCALE64_REL, SCALE64_ABS_PP, &deviations);
+    bera_table_at_scale_64("table8", |c| {
+        if c.metric == "fnr" {
+            assert!(
+                c.ours < c.paper
+                    || (c.ours - c.paper).abs() <= (SCALE64.rel * c.paper).max(SCALE64.abs_pp),
+                "{} {} {}: FNR above the paper",
+                c.row,
+                c.metric,
+                c.column
+            );
+            Tolerance {
+                rel: 0.05,
+                abs_pp: SCALE64.abs_pp,
+            }
+        } else {
+            SCALE64
+        }
+    });
 }
 
 /// Deng & Rafiei Fig. 6(a) (b-model stream, SBF vs buffering vs derived FPBuffering) at 1/64 of

@@ -10,3 +10,4 @@ mod deps;
 mod golden;
 mod readme;
 mod shard;
+mod window;

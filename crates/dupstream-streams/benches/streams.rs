@@ -2,11 +2,13 @@
 //!
 //! `cargo bench -p dupstream-streams` (divan). The targets are for `N = 10^9`,
 //! `d = 0.15`: generation ≤ 3 ns/element, ground truth ≤ 10 ns/element. These benches run at
-//! `N = 10^7` by default; set `DUPSTREAM_BENCH_N` to change it.
+//! `N = 10^7` by default; set `DUPSTREAM_BENCH_N` to change it. `window_truth` labels the same
+//! streams against a window of `2^16` elements; its target is at most 2× `ground_truth` per
+//! element (compare the two in one `cargo bench` run).
 
 use divan::counter::ItemsCount;
 use divan::{Bencher, black_box};
-use dupstream_streams::{GroundTruth, StreamSpec};
+use dupstream_streams::{GroundTruth, StreamSpec, WindowTruth};
 
 fn main() {
     divan::main();
@@ -85,4 +87,19 @@ fn ground_truth(bencher: Bencher, kind: &str) {
     bencher
         .counter(ItemsCount::new(n()))
         .bench(|| black_box(GroundTruth::compute(&spec).unwrap().stats().distinct));
+}
+
+/// Generating and labelling the whole stream against a window of 2^16 elements (automatic
+/// table): compare with `ground_truth` in the same run.
+#[divan::bench(args = ["uniform_d0.15", "uniform_d0.9", "zipf_s1.1", "deng_poisson"], sample_count = 3, sample_size = 1)]
+fn window_truth(bencher: Bencher, kind: &str) {
+    let spec = spec(kind);
+    bencher.counter(ItemsCount::new(n())).bench(|| {
+        black_box(
+            WindowTruth::compute(&spec, 1 << 16)
+                .unwrap()
+                .stats()
+                .duplicates,
+        )
+    });
 }

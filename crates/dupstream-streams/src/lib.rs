@@ -33,13 +33,17 @@ pub mod deng;
 mod error;
 pub mod replay;
 mod spec;
+pub mod time;
 pub mod truth;
 pub mod uniform;
+pub mod window_truth;
 
 pub use error::{Error, Result};
-pub use replay::{BadLinePolicy, ReplayFormat};
+pub use replay::{BadLinePolicy, ReplayFormat, ReplayStream};
 pub use spec::{MAX_LEN, StreamSpec};
+pub use time::{Clock, Clocked, TimedStream};
 pub use truth::{GroundTruth, Oracle, StreamStats};
+pub use window_truth::{Window, WindowOracle, WindowStats, WindowTruth};
 
 /// A started stream: fills buffers with keys until it ends.
 pub trait KeyStream: Send {

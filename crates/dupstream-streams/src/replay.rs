@@ -307,6 +307,18 @@ pub struct ReplayStream {
     line: Vec<u8>,
     scratch: Vec<u8>,
     done: bool,
+    /// Where element times come from ([`ReplayStream::timed`]).
+    time: Option<TimeSource>,
+    last_time: f64,
+}
+
+/// Where a replayed element's time comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TimeSource {
+    /// The bracketed date of a Common Log Format line.
+    Clf,
+    /// A numeric field (seconds) of a CSV/TSV line.
+    Column(usize),
 }
 
 impl std::fmt::Debug for ReplayStream {
@@ -350,7 +362,80 @@ impl ReplayStream {
             line: Vec::with_capacity(1024),
             scratch: Vec::with_capacity(1024),
             done: false,
+            time: None,
+            last_time: 0.0,
         })
+    }
+
+    /// Reads element times as well, for [`TimedStream::fill_timed`]: the bracketed date of a
+    /// `clf` line (Unix seconds, UTC; `time_column` must be `None`), or the field
+    /// `time_column` (a header name or 0-based index) of a `csv`/`tsv` line, in seconds. A line
+    /// whose time does not parse is malformed (handled by the bad-line policy). A time earlier
+    /// than the previous element's is taken as the previous one (logs are not always in
+    /// order; time windows need non-decreasing times). Keys are read as by
+    /// [`KeyStream::fill`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidSpec`] for `lines` (no time field) or a `clf` file given a column;
+    /// the column errors of [`ReplayStream::open`].
+    pub fn timed(mut self, time_column: Option<&str>) -> Result<Self> {
+        let invalid = |reason: &str| Error::InvalidSpec {
+            stream: "replay",
+            field: "time_column",
+            value: format!("{time_column:?}"),
+            reason: reason.into(),
+        };
+        self.time = Some(match (self.format, time_column) {
+            (ReplayFormat::Clf, None) => TimeSource::Clf,
+            (ReplayFormat::Clf, Some(_)) => {
+                return Err(invalid("a clf line's time is its [date]; give no column"));
+            }
+            (ReplayFormat::Lines, _) => return Err(invalid("a `lines` file has no time field")),
+            (_, None) => return Err(invalid("csv/tsv need the time column")),
+            (format, Some(col)) => {
+                let header = self.line_no > 0;
+                let (_, idx, _) = probe(&self.path, format, Some(col), header)?;
+                TimeSource::Column(idx)
+            }
+        });
+        Ok(self)
+    }
+
+    /// The time of the current line, or why there is none.
+    fn line_time(&mut self, source: TimeSource) -> std::result::Result<f64, String> {
+        let line = strip_eol(&self.line);
+        let t = match source {
+            TimeSource::Clf => crate::time::parse_clf_time(line)
+                .ok_or_else(|| "no [dd/Mon/yyyy:HH:MM:SS +zzzz] date".to_string())?,
+            TimeSource::Column(c) => {
+                let field: Vec<u8> = match self.format {
+                    ReplayFormat::Csv => {
+                        self.scratch.clear();
+                        match csv_fields(line, &mut self.scratch, c) {
+                            Ok(Some(f)) => f.to_vec(),
+                            Ok(None) => return Err(format!("time column {c} missing")),
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    _ => tsv_field(line, c)
+                        .map_err(|k| {
+                            format!("time column {c} missing: line has {k} tab-separated fields")
+                        })?
+                        .to_vec(),
+                };
+                let text = String::from_utf8_lossy(&field);
+                text.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|t| t.is_finite() && *t >= 0.0)
+                    .ok_or_else(|| {
+                        format!("time column {c}: `{text}` is not a number of seconds")
+                    })?
+            }
+        };
+        let t = t.max(self.last_time);
+        self.last_time = t;
+        Ok(t)
     }
 
     /// The key bytes of the current line, or why there is none.
@@ -395,13 +480,16 @@ impl ReplayStream {
     }
 }
 
-impl KeyStream for ReplayStream {
-    fn fill(&mut self, buf: &mut [u64]) -> Result<usize> {
-        let mut k = 0;
-        while k < buf.len() && !self.done {
+impl ReplayStream {
+    /// The next element (key, and time when `timed`), or `None` at the end.
+    fn next_element(&mut self, timed: bool) -> Result<Option<(u64, f64)>> {
+        loop {
+            if self.done {
+                return Ok(None);
+            }
             if self.emitted >= self.limit {
                 self.done = true;
-                break;
+                return Ok(None);
             }
             self.line.clear();
             let read = self
@@ -414,14 +502,17 @@ impl KeyStream for ReplayStream {
                 })?;
             if read == 0 {
                 self.done = true;
-                break;
+                return Ok(None);
             }
             self.line_no += 1;
-            match self.key() {
-                Ok(h) => {
-                    buf[k] = h;
-                    k += 1;
+            let element = self.key().and_then(|h| match (timed, self.time) {
+                (true, Some(source)) => self.line_time(source).map(|t| (h, t)),
+                _ => Ok((h, 0.0)),
+            });
+            match element {
+                Ok(e) => {
                     self.emitted += 1;
+                    return Ok(Some(e));
                 }
                 Err(reason) => match self.policy {
                     BadLinePolicy::Skip => self.skipped += 1,
@@ -434,6 +525,47 @@ impl KeyStream for ReplayStream {
                         });
                     }
                 },
+            }
+        }
+    }
+}
+
+impl KeyStream for ReplayStream {
+    fn fill(&mut self, buf: &mut [u64]) -> Result<usize> {
+        let mut k = 0;
+        while k < buf.len() {
+            match self.next_element(false)? {
+                Some((h, _)) => {
+                    buf[k] = h;
+                    k += 1;
+                }
+                None => break,
+            }
+        }
+        Ok(k)
+    }
+
+    fn skipped_lines(&self) -> u64 {
+        self.skipped
+    }
+}
+
+impl crate::time::TimedStream for ReplayStream {
+    /// # Panics
+    /// If the stream was not made [`timed`](ReplayStream::timed), or `times` is shorter than
+    /// `keys`.
+    fn fill_timed(&mut self, keys: &mut [u64], times: &mut [f64]) -> Result<usize> {
+        assert!(self.time.is_some(), "call ReplayStream::timed first");
+        assert!(times.len() >= keys.len(), "a time per key");
+        let mut k = 0;
+        while k < keys.len() {
+            match self.next_element(true)? {
+                Some((h, t)) => {
+                    keys[k] = h;
+                    times[k] = t;
+                    k += 1;
+                }
+                None => break,
             }
         }
         Ok(k)

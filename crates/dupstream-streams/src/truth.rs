@@ -96,7 +96,7 @@ pub struct GroundTruth {
 }
 
 /// Bytes of a hashbrown table holding `cap` entries of `entry` bytes.
-fn table_bytes(cap: u64, entry: u64) -> u64 {
+pub(crate) fn table_bytes(cap: u64, entry: u64) -> u64 {
     if cap == 0 {
         return 0;
     }
@@ -149,7 +149,7 @@ fn plan_for(len_hint: Option<u64>, universe: Option<u64>) -> Plan {
 
 /// Rough size of a replay stream without a limit, from the file size: at least 16 bytes per
 /// line, and at most 8× compression for gzip.
-fn replay_len_estimate(spec: &StreamSpec) -> u64 {
+pub(crate) fn replay_len_estimate(spec: &StreamSpec) -> u64 {
     if let StreamSpec::Replay { path, .. } = spec {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let factor = if is_gzip(path) { 8 } else { 1 };
@@ -201,7 +201,7 @@ pub fn gap_tracks(key: u64, rate: f64) -> bool {
 /// positions) insert into one cache line of control bytes per 64 keys instead of a random line
 /// per key; the tag comes from a full mix of the key. Random keys (fingerprints) stay random.
 #[inline(always)]
-fn set_hash(k: u64) -> u64 {
+pub(crate) fn set_hash(k: u64) -> u64 {
     const LOW: u64 = (1 << 57) - 1;
     (((mix64(k >> 6) << 6) | (k & 63)) & LOW) | (mix64(k) & !LOW)
 }
@@ -444,8 +444,8 @@ impl Builder {
 }
 
 /// A stream over an in-memory slice.
-struct SliceStream<'a> {
-    keys: &'a [u64],
+pub(crate) struct SliceStream<'a> {
+    pub(crate) keys: &'a [u64],
 }
 
 impl KeyStream for SliceStream<'_> {

@@ -6,3 +6,4 @@ mod replay;
 mod spec;
 mod truth;
 mod uniform;
+mod window_truth;

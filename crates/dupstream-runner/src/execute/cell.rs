@@ -2,20 +2,21 @@
 //! ground truth.
 
 use crate::execute::Progress;
+use crate::execute::truth::Truths;
 use crate::plan::cost::BATCH;
 use crate::plan::seeds::{filter_seed, hash_seed};
 use crate::plan::{Cell, Experiment};
 use crate::record::{CellTiming, RawRow};
 use anyhow::{Context, Result, anyhow, bail};
 use dupstream_filters::hash::hash_key;
-use dupstream_streams::GroundTruth;
 use std::time::Instant;
 
-/// Runs one cell over its stream, scoring against the shared ground truth.
+/// Runs one cell over its stream, scoring against the shared ground truth (and the windowed
+/// one, when configured).
 pub fn run(
     exp: &Experiment,
     cell: &Cell,
-    truth: &GroundTruth,
+    truths: &Truths,
     progress: &Progress,
 ) -> Result<(Vec<RawRow>, CellTiming)> {
     let case = &exp.streams[cell.stream];
@@ -25,8 +26,10 @@ pub fn run(
         .build(cell.memory_bits, filter_seed(case.seed, cell))
         .map_err(|e| anyhow!(e))
         .with_context(|| format!("building {} at {} bits", cell.label, cell.memory_bits))?;
+    let truth = &truths.since_start;
     let n = truth.len();
     let labels = truth.label_words();
+    let window = truths.window.as_ref().map(|(w, t)| (*w, t.label_words()));
     let hseed = hash_seed(case.seed);
     let mut stream = case
         .spec
@@ -37,6 +40,7 @@ pub fn run(
     let mut verdicts = vec![false; BATCH];
     // counts[truth << 1 | verdict]: 0 = TN, 1 = FP, 2 = FN, 3 = TP.
     let mut counts = [0u64; 4];
+    let mut w_counts = [0u64; 4];
     let mut pos = 0u64;
     let stops = exp.checkpoints(n);
     let mut rows = Vec::with_capacity(stops.len());
@@ -60,11 +64,22 @@ pub fn run(
                 let t = (labels[(p >> 6) as usize] >> (p & 63)) & 1;
                 counts[((t << 1) | u64::from(v)) as usize] += 1;
             }
+            if let Some((_, wl)) = window {
+                for (i, &v) in verdicts[..got].iter().enumerate() {
+                    let p = pos + i as u64;
+                    let t = (wl[(p >> 6) as usize] >> (p & 63)) & 1;
+                    w_counts[((t << 1) | u64::from(v)) as usize] += 1;
+                }
+            }
             pos += got as u64;
             bar.inc(got as u64);
             progress.inc(got as u64);
         }
-        rows.push(RawRow::measured(exp, cell, filter.as_ref(), n, pos, counts));
+        let row = RawRow::measured(exp, cell, filter.as_ref(), n, pos, counts);
+        rows.push(match window {
+            Some((w, _)) => row.with_window(w, w_counts),
+            None => row,
+        });
     }
     bar.finish_and_clear();
     let wall = start.elapsed().as_secs_f64();

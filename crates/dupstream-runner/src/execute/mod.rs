@@ -73,7 +73,7 @@ fn run_cells(
     dir: &ResultsDir,
     pool: &rayon::ThreadPool,
     mut todo: Vec<&Cell>,
-    truth: &dupstream_streams::GroundTruth,
+    truth: &truth::Truths,
     progress: &Progress,
 ) -> Result<Vec<CellTiming>> {
     todo.sort_by(|a, b| {

@@ -17,7 +17,7 @@
 //! structures on it, plus batch buffers.
 
 use crate::plan::{Cell, Experiment};
-use dupstream_streams::{GroundTruth, StreamSpec};
+use dupstream_streams::{GroundTruth, StreamSpec, WindowTruth};
 use std::collections::BTreeSet;
 
 /// Runner work per element (ns): generation, hashing, scoring.
@@ -54,7 +54,9 @@ pub fn cell_secs(exp: &Experiment, cell: &Cell) -> f64 {
 /// Estimated seconds of a stream's ground truth, paid once by every run (or shard) with cells
 /// on it.
 pub fn truth_secs(exp: &Experiment, stream: usize) -> f64 {
-    stream_len(&exp.streams[stream].spec) as f64 * TRUTH_NS * 1e-9
+    // A windowed truth (`[metrics] window`) is a second labelling pass of the same kind.
+    let passes = if exp.window.is_some() { 2.0 } else { 1.0 };
+    passes * stream_len(&exp.streams[stream].spec) as f64 * TRUTH_NS * 1e-9
 }
 
 /// Estimated single-thread seconds of a set of cells, ground truths included.
@@ -96,7 +98,10 @@ pub fn peak_bytes(exp: &Experiment, threads: usize) -> u64 {
             continue;
         }
         filters.sort_unstable_by(|a, b| b.cmp(a));
-        let gt = GroundTruth::heap_bytes_estimate(&case.spec);
+        let gt = GroundTruth::heap_bytes_estimate(&case.spec)
+            + exp
+                .window
+                .map_or(0, |w| WindowTruth::heap_bytes_estimate(&case.spec, w));
         let running: u64 = filters.iter().take(threads).sum();
         let buffers = threads as u64 * (BATCH as u64 * 17) + (64 << 20);
         peak = peak.max(gt + running + buffers);

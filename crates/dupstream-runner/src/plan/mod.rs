@@ -67,6 +67,8 @@ pub struct Experiment {
     pub cells: Vec<Cell>,
     pub checkpoint_every: Option<u64>,
     pub checkpoints: u64,
+    /// `[metrics] window` (scaled): also score against the windowed truth.
+    pub window: Option<u64>,
     pub table: TableLayout,
     pub charts: Vec<ChartKind>,
     pub derived: Vec<DerivedSpec>,

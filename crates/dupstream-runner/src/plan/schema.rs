@@ -56,6 +56,10 @@ pub struct RawMetrics {
     /// Or: a checkpoint every this many elements (scaled with `--scale`).
     #[serde(default)]
     pub checkpoint_every: Option<u64>,
+    /// Also score against the windowed truth: an element is a duplicate iff its previous
+    /// occurrence is at most this many elements earlier (scaled with `--scale`).
+    #[serde(default)]
+    pub window: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -41,6 +41,37 @@ pub struct RawRow {
     pub fnr: Option<f64>,
     pub occupancy_kind: String,
     pub occupancy: f64,
+    /// Against the windowed truth (`[metrics] window`, see `SCHEMA.md`). These columns are
+    /// appended only when a window is configured (absent fields write no column), so
+    /// since-start-only files keep their layout. `w_duplicates`: positions whose previous
+    /// occurrence is at most `window` elements earlier; `w_fp`/`w_fn`: wrong verdicts against
+    /// those labels; `w_fpr = w_fp / (position − w_duplicates)`, `w_fnr = w_fn / w_duplicates`
+    /// (empty when the denominator is zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_duplicates: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_fp: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_fn: Option<u64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub w_fpr: Option<Option<f64>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub w_fnr: Option<Option<f64>>,
+}
+
+/// A column that is present (possibly empty): `Some(value)`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<f64>>, D::Error> {
+    Option::<f64>::deserialize(d).map(Some)
 }
 
 impl RawRow {
@@ -88,7 +119,27 @@ impl RawRow {
             fnr: (duplicates > 0).then(|| fn_ as f64 / duplicates as f64),
             occupancy_kind: occ.kind.as_str().to_string(),
             occupancy: occ.value,
+            window: None,
+            w_duplicates: None,
+            w_fp: None,
+            w_fn: None,
+            w_fpr: None,
+            w_fnr: None,
         }
+    }
+
+    /// This row scored also against a window of `window` elements, with the cumulative
+    /// windowed counts `[TN, FP, FN, TP]`.
+    pub fn with_window(mut self, window: u64, counts: [u64; 4]) -> RawRow {
+        let [tn, fp, fn_, tp] = counts;
+        let (unseen, duplicates) = (tn + fp, tp + fn_);
+        self.window = Some(window);
+        self.w_duplicates = Some(duplicates);
+        self.w_fp = Some(fp);
+        self.w_fn = Some(fn_);
+        self.w_fpr = Some((unseen > 0).then(|| fp as f64 / unseen as f64));
+        self.w_fnr = Some((duplicates > 0).then(|| fn_ as f64 / duplicates as f64));
+        self
     }
 
     /// The last checkpoint of each cell, in cell order.
@@ -191,6 +242,12 @@ pub fn test_row(label: &str, cell: usize, fpr: f64, fnr: f64) -> RawRow {
         fnr: Some(fnr),
         occupancy_kind: "load".into(),
         occupancy: 0.5,
+        window: None,
+        w_duplicates: None,
+        w_fp: None,
+        w_fn: None,
+        w_fpr: None,
+        w_fnr: None,
     }
 }
 
@@ -213,7 +270,34 @@ mod tests {
             .deserialize()
             .collect::<Result<_, _>>()
             .unwrap();
-        assert_eq!(back, vec![r, none]);
+        assert_eq!(back, vec![r.clone(), none.clone()]);
         assert_eq!(crate::record::csv_bytes(&back).unwrap(), bytes);
+        assert!(
+            !text.contains("w_fp"),
+            "no window, no windowed columns: {text}"
+        );
+
+        // With a window, the columns come last and round-trip, empty rates included.
+        let w = vec![
+            r.with_window(50, [5, 1, 2, 3]),
+            none.with_window(50, [5, 1, 0, 0]),
+        ];
+        let bytes = crate::record::csv_bytes(&w).unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        let header = text.lines().next().unwrap();
+        assert!(
+            header.ends_with(",occupancy,window,w_duplicates,w_fp,w_fn,w_fpr,w_fnr"),
+            "{header}"
+        );
+        assert!(
+            text.contains(",50,5,1,2,0.16666666666666666,0.4\n"),
+            "{text}"
+        );
+        assert!(text.contains(",50,0,1,0,0.16666666666666666,\n"), "{text}");
+        let back: Vec<RawRow> = csv::Reader::from_reader(bytes.as_slice())
+            .deserialize()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(back, w);
     }
 }

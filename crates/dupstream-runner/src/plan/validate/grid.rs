@@ -93,6 +93,24 @@ pub fn checkpoints(
     ))
 }
 
+/// The `[metrics] window` in elements, scaled by `--scale` (at least 1); `None` when absent.
+pub fn window(src: Source<'_>, m: &RawMetrics, scale: u64) -> Result<Option<u64>, ConfigError> {
+    let Some(w) = &m.window else {
+        return Ok(None);
+    };
+    match u64::try_from(*w.get_ref()) {
+        Ok(v) if v >= 1 => Ok(Some((v / scale).max(1))),
+        _ => Err(src.at_offset(
+            w.span().start,
+            "metrics.window",
+            format!(
+                "must be a whole number of elements, at least 1 (got {})",
+                w.get_ref()
+            ),
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +159,7 @@ mod tests {
         let m = |c, e| RawMetrics {
             checkpoints: c,
             checkpoint_every: e,
+            window: None,
         };
         assert_eq!(checkpoints(s, &m(None, None), 4).unwrap(), (10, None));
         assert_eq!(
@@ -150,5 +169,28 @@ mod tests {
         assert_eq!(checkpoints(s, &m(None, Some(2)), 4).unwrap(), (10, Some(1)));
         assert!(checkpoints(s, &m(Some(3), Some(100)), 1).is_err());
         assert!(checkpoints(s, &m(Some(0), None), 1).is_err());
+    }
+
+    #[test]
+    fn windows_scale_and_bad_values_name_the_line() {
+        #[derive(serde::Deserialize)]
+        struct Doc {
+            metrics: RawMetrics,
+        }
+        let ok = "[metrics]\nwindow = 1000\n";
+        let m = toml::from_str::<Doc>(ok).unwrap().metrics;
+        assert_eq!(window(src(ok), &m, 1).unwrap(), Some(1000));
+        assert_eq!(window(src(ok), &m, 16).unwrap(), Some(62));
+        assert_eq!(window(src(ok), &m, 4000).unwrap(), Some(1));
+        assert_eq!(window(src(""), &RawMetrics::default(), 1).unwrap(), None);
+        for bad in ["[metrics]\nwindow = 0\n", "[metrics]\nwindow = -5\n"] {
+            let m = toml::from_str::<Doc>(bad).unwrap().metrics;
+            let e = window(src(bad), &m, 1).unwrap_err();
+            assert_eq!(
+                (e.line, e.key.as_deref()),
+                (Some(2), Some("metrics.window")),
+                "{e}"
+            );
+        }
     }
 }

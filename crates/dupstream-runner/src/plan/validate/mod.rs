@@ -44,6 +44,7 @@ fn validate(
     let algorithms = algorithms::expand(src, &raw.algorithm, &memories, registry)?;
     let cells = algorithms::cells(src, streams.len(), &memories, &algorithms, scale)?;
     let (checkpoints, checkpoint_every) = grid::checkpoints(src, &raw.metrics, scale)?;
+    let window = grid::window(src, &raw.metrics, scale)?;
     let labels: Vec<String> = cells.iter().map(|c| c.label.clone()).collect();
     derived::check(src, &raw.derived, &labels)?;
     let reference = reference::resolve(src, raw.reference.as_ref())?;
@@ -78,6 +79,7 @@ fn validate(
         cells,
         checkpoint_every,
         checkpoints,
+        window,
         table,
         charts,
         derived: raw.derived,

@@ -1,0 +1,441 @@
+//! The roofline: every structure beside the limit loop that touches as many cells, in the same
+//! process, the same memory size and the same run.
+//!
+//! The limit loop is what any structure must at least do per element: generate the key, hash it,
+//! then test-and-set `L` random bits of an array as large as the structure's budget, prefetched
+//! [`PREFETCH_DISTANCE`] elements ahead, where `L` is
+//! [`cells_per_element`](dupstream_filters::calibration::cells_per_element) of the structure.
+//! Both loops see the same uniform stream (about 50 % duplicates) and hash their keys inside the
+//! timed region. Rounds alternate limit and structure, so a change of machine load hits both;
+//! the ratio is the median of the per-round ratios.
+//!
+//! ```text
+//! cargo bench -p dupstream-filters --bench roofline                 # the table
+//! cargo bench -p dupstream-filters --bench roofline -- 1mbit sbf    # filters on size / name
+//! just roofline                                                     # table + calibration
+//! ```
+//!
+//! `--write PATH` also writes the calibration table (`src/calibration_table.rs`): the limit
+//! loop's per-element base and per-cell cost at each size, and every structure's ratio.
+
+use dupstream_filters::bits::BitArray;
+use dupstream_filters::calibration::{CalibrationLevel, cells_per_element};
+use dupstream_filters::cuckoo::{CuckooParams, StreamingCuckoo, kicks_per_element};
+use dupstream_filters::hash::{DoubleHash, hash_key, mix64, reduce};
+use dupstream_filters::spec::FilterSpec;
+use dupstream_filters::{DuplicateFilter, PREFETCH_DISTANCE};
+use std::fmt::Write as _;
+use std::hint::black_box;
+#[cfg(not(target_os = "linux"))]
+use std::time::Instant;
+
+/// (name, TOML spec): `step.rs`'s set plus the QHT paper's SBF (`P` from Eq. 17, 2-bit cells).
+const STRUCTURES: &[(&str, &str)] = &[
+    ("bloom", "name = \"bloom\"\nk = 2"),
+    ("sbf", "name = \"sbf\"\nmax = 1\nk = 2\np = 4"),
+    ("sbf_qht", "name = \"sbf\"\nmax = 3\nk = 2\nfps = 0.02"),
+    ("rsbf", "name = \"rsbf\"\nk = 2"),
+    ("bsbf", "name = \"bsbf\"\nk = 2"),
+    ("bsbfsd", "name = \"bsbfsd\"\nk = 2"),
+    ("rlbsbf", "name = \"rlbsbf\"\nk = 2"),
+    ("qht", "name = \"qht\"\nk = 1\ns = 3"),
+    ("qhtd", "name = \"qhtd\"\nk = 1\ns = 3"),
+    ("qqhtd", "name = \"qqhtd\"\nk = 1\ns = 3"),
+    ("sqf", "name = \"sqf\"\nk = 1\nr = 2\nr_prime = 1"),
+    ("cuckoo", "name = \"cuckoo\"\nb = 1\nf = 3"),
+    ("a2", "name = \"a2\"\nfpr = 0.1"),
+    ("bdbf", "name = \"bdbf\"\nwindow = 6000"),
+    (
+        "fpsbf",
+        "name = \"fpsbf\"\nc = 2\nf = 4\nk = 2\nxi = 1.0\nfps = 0.1",
+    ),
+];
+
+/// (label, bits): 1 Mbit (in L2), 8 MiB (about the last-level cache), 512 MB (DRAM).
+const SIZES: &[(&str, u64)] = &[("1Mbit", 1 << 20), ("8MiB", 8 << 23), ("512MB", 512 << 23)];
+
+/// Elements per timing block (keys generated and hashed, then stepped).
+const BLOCK: usize = 4096;
+/// Rounds (limit, structure) per case.
+const ROUNDS: usize = 21;
+/// Target seconds per timed stretch.
+const STRETCH_SECS: f64 = 0.01;
+
+/// The stream: element `i`'s key is uniform on `0..u`, hashed as the runner does.
+struct Stream {
+    next: u64,
+    u: u64,
+}
+
+impl Stream {
+    fn fill(&mut self, buf: &mut [u64]) {
+        for h in buf.iter_mut() {
+            *h = hash_key(reduce(mix64(self.next ^ 0x0005_eed0), self.u), 1);
+            self.next += 1;
+        }
+    }
+}
+
+/// The limit loop: test-and-set `l` double-hashed bits per element, prefetched ahead.
+fn limit_block(bits: &mut BitArray, hashes: &[u64], l: u32, out: &mut [bool]) {
+    let m = bits.len();
+    let prefetch = |bits: &BitArray, h: u64| {
+        let dh = DoubleHash::new(h);
+        for i in 0..l {
+            bits.prefetch(dh.index(i, m));
+        }
+    };
+    for &h in hashes.iter().take(PREFETCH_DISTANCE) {
+        prefetch(bits, h);
+    }
+    for (i, &h) in hashes.iter().enumerate() {
+        if let Some(&ahead) = hashes.get(i + PREFETCH_DISTANCE) {
+            prefetch(bits, ahead);
+        }
+        let dh = DoubleHash::new(h);
+        let mut dup = true;
+        for j in 0..l {
+            dup &= bits.set(dh.index(j, m));
+        }
+        out[i] = dup;
+    }
+}
+
+/// Runs `elements` elements through `step` in blocks; returns ns per element.
+fn timed(stream: &mut Stream, elements: usize, mut step: impl FnMut(&[u64], &mut [bool])) -> f64 {
+    let mut buf = vec![0u64; BLOCK];
+    let mut out = vec![false; BLOCK];
+    let start = Clock::now();
+    let mut done = 0;
+    while done < elements {
+        stream.fill(&mut buf);
+        step(&buf, &mut out);
+        black_box(&out);
+        done += BLOCK;
+    }
+    start.elapsed_ns() / done as f64
+}
+
+/// The thread's CPU time on Linux (`CLOCK_THREAD_CPUTIME_ID`), so that time spent descheduled
+/// on a loaded machine is not counted; wall time elsewhere.
+struct Clock {
+    #[cfg(target_os = "linux")]
+    t0: rustix::time::Timespec,
+    #[cfg(not(target_os = "linux"))]
+    t0: Instant,
+}
+
+impl Clock {
+    #[cfg(target_os = "linux")]
+    fn now() -> Self {
+        Self {
+            t0: rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime),
+        }
+    }
+    #[cfg(target_os = "linux")]
+    fn elapsed_ns(&self) -> f64 {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        (t.tv_sec - self.t0.tv_sec) as f64 * 1e9 + (t.tv_nsec - self.t0.tv_nsec) as f64
+    }
+    #[cfg(not(target_os = "linux"))]
+    fn now() -> Self {
+        Self { t0: Instant::now() }
+    }
+    #[cfg(not(target_os = "linux"))]
+    fn elapsed_ns(&self) -> f64 {
+        self.t0.elapsed().as_secs_f64() * 1e9
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+struct Row {
+    name: &'static str,
+    size: &'static str,
+    cells: f64,
+    ns: f64,
+    limit_ns: f64,
+    ratio: f64,
+    spread: f64,
+}
+
+/// One structure at one size: warm-up, then `ROUNDS` of (limit, structure).
+fn measure(
+    name: &'static str,
+    toml: &str,
+    size: (&'static str, u64),
+    limit: &mut BitArray,
+) -> Option<Row> {
+    let spec: FilterSpec = toml::from_str(toml).expect("spec");
+    let bits = size.1;
+    let mut f = match spec.build(bits, 1) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("skipping {name} at {}: {e}", size.0);
+            return None;
+        }
+    };
+    let cells = cells_per_element(&spec, bits);
+    let l = cells.round().max(1.0) as u32;
+    // A uniform stream of about 50 % duplicates over the whole run.
+    let warm = (bits as usize / 4).clamp(1 << 18, 1 << 22);
+    let mut stream = Stream {
+        next: 0,
+        u: (warm as u64 * 4) * 63 / 100,
+    };
+    let mut limit_stream = Stream {
+        next: 0,
+        u: stream.u,
+    };
+    timed(&mut stream, warm, |h, o| f.step_batch(h, o));
+    timed(&mut limit_stream, warm.min(1 << 20), |h, o| {
+        limit_block(limit, h, l, o)
+    });
+    // Size the stretches from a short trial of each.
+    let trial = 1 << 14;
+    let s_ns = timed(&mut stream, trial, |h, o| f.step_batch(h, o));
+    let l_ns = timed(&mut limit_stream, trial, |h, o| limit_block(limit, h, l, o));
+    let n_s = ((STRETCH_SECS * 1e9 / s_ns) as usize).clamp(trial, 1 << 23);
+    let n_l = ((STRETCH_SECS * 1e9 / l_ns) as usize).clamp(trial, 1 << 23);
+    let (mut ss, mut ls, mut rs) = (vec![], vec![], vec![]);
+    for _ in 0..ROUNDS {
+        let a = timed(&mut limit_stream, n_l, |h, o| limit_block(limit, h, l, o));
+        let b = timed(&mut stream, n_s, |h, o| f.step_batch(h, o));
+        ls.push(a);
+        ss.push(b);
+        rs.push(b / a);
+    }
+    let ratio = median(&mut rs);
+    Some(Row {
+        name,
+        size: size.0,
+        cells,
+        ns: median(&mut ss),
+        limit_ns: median(&mut ls),
+        ratio,
+        spread: (rs[ROUNDS * 3 / 4] - rs[ROUNDS / 4]) / ratio,
+    })
+}
+
+/// The limit loop alone at `L = 1` and `L = 8`: its per-element base and per-cell slope.
+fn level(size: (&'static str, u64), limit: &mut BitArray) -> CalibrationLevel {
+    let u = (1u64 << 22) * 63 / 100;
+    let mut s1 = Stream { next: 0, u };
+    let mut s8 = Stream { next: 0, u };
+    timed(&mut s1, 1 << 20, |h, o| limit_block(limit, h, 1, o));
+    let (mut one, mut eight) = (vec![], vec![]);
+    for _ in 0..ROUNDS {
+        one.push(timed(&mut s1, 1 << 20, |h, o| limit_block(limit, h, 1, o)));
+        eight.push(timed(&mut s8, 1 << 19, |h, o| limit_block(limit, h, 8, o)));
+    }
+    let (a, b) = (median(&mut one), median(&mut eight));
+    let cell_ns = ((b - a) / 7.0).max(0.0);
+    CalibrationLevel {
+        memory_bits: size.1,
+        base_ns: (a - cell_ns).max(0.0),
+        cell_ns,
+    }
+}
+
+/// A dependent chain of random read-modify-writes (the next bit's index depends on the last
+/// bit read): the latency floor of a cuckoo relocation. ns per step.
+fn chain_ns(limit: &mut BitArray) -> f64 {
+    let m = limit.len();
+    let mut x = 0x1234_5678_9abc_def1u64;
+    let mut run = |steps: usize| {
+        let start = Clock::now();
+        for _ in 0..steps {
+            let bit = limit.set(reduce(x, m));
+            x = x
+                .wrapping_add(u64::from(bit))
+                .wrapping_mul(0x5851_f42d_4c95_7f2d)
+                .wrapping_add(0x1405_7b7e_f767_814f);
+        }
+        black_box(x);
+        start.elapsed_ns() / steps as f64
+    };
+    run(1 << 20);
+    let mut v: Vec<f64> = (0..ROUNDS).map(|_| run(1 << 18)).collect();
+    median(&mut v)
+}
+
+/// The QHT paper's cuckoo filter (`b = 1`, `f = 3`, 500 kicks) saturated at `bits`: ns per
+/// relocation (the whole element time over its relocations, which dominate), kicks per element
+/// measured and from [`kicks_per_element`].
+fn cuckoo_kicks(bits: u64) -> (f64, f64, f64) {
+    let p = CuckooParams::default();
+    let mut f = StreamingCuckoo::new(bits, &p, 1).expect("cuckoo");
+    let n_b = f.buckets();
+    // A uniform stream over 4·n_b keys, 16·n_b elements: saturated after about n_b/2 of them.
+    let mut stream = Stream {
+        next: 0,
+        u: 4 * n_b,
+    };
+    let warm = (n_b as usize * 2).max(BLOCK);
+    timed(&mut stream, warm, |h, o| f.step_batch(h, o));
+    let (k0, e0) = (f.kicks(), stream.next);
+    let ns = timed(&mut stream, (n_b as usize * 14).min(1 << 21), |h, o| {
+        f.step_batch(h, o)
+    });
+    let elements = stream.next - e0;
+    let kicks = (f.kicks() - k0) as f64;
+    let model = kicks_per_element(&p, bits, stream.next, stream.u) * stream.next as f64
+        - kicks_per_element(&p, bits, e0, stream.u) * e0 as f64;
+    (
+        ns * elements as f64 / kicks.max(1.0),
+        kicks / elements as f64,
+        model / elements as f64,
+    )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut write = None;
+    let mut filters = vec![];
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--bench" => {}
+            "--write" => write = it.next().cloned(),
+            s => filters.push(s.to_lowercase()),
+        }
+    }
+    let wanted = |name: &str, size: &str| {
+        filters.is_empty()
+            || filters
+                .iter()
+                .all(|f| name.contains(f.as_str()) || size.to_lowercase() == *f)
+    };
+    let mut rows = vec![];
+    let mut levels = vec![];
+    let mut kick_ns = vec![];
+    for &size in SIZES {
+        let mut limit = BitArray::new("roofline", size.1).expect("limit array");
+        if write.is_some() {
+            levels.push(level(size, &mut limit));
+        }
+        if wanted("kicks", size.0) {
+            let chain = chain_ns(&mut limit);
+            let (kick, measured, model) = if size.1 <= 1 << 26 {
+                cuckoo_kicks(size.1)
+            } else {
+                // Saturating 512 MB takes too long: the 8 MiB ratio to the chain, scaled.
+                let r = kick_ns.last().map_or(1.0, |&(k, c): &(f64, f64)| k / c);
+                (chain * r, f64::NAN, f64::NAN)
+            };
+            println!(
+                "cuckoo kick {:>6}  {kick:.1} ns per relocation, dependent chain {chain:.1} ns (ratio {:.2}); kicks per element measured {measured:.1}, model {model:.1}",
+                size.0,
+                kick / chain
+            );
+            kick_ns.push((kick, chain));
+        }
+        for &(name, toml) in STRUCTURES {
+            if !wanted(name, size.0) {
+                continue;
+            }
+            if name == "bdbf" && size.1 > 1 << 26 {
+                continue; // decays a megabyte per element at 512 MB (see step.rs)
+            }
+            if let Some(r) = measure(name, toml, size, &mut limit) {
+                println!(
+                    "{:<8} {:>6}  L={:>5.1}  {:>9.1} ns  limit {:>7.1} ns  ratio {:>5.2}  (IQR {:>3.0} %)",
+                    r.name,
+                    r.size,
+                    r.cells,
+                    r.ns,
+                    r.limit_ns,
+                    r.ratio,
+                    r.spread * 100.0
+                );
+                rows.push(r);
+            }
+        }
+    }
+    println!(
+        "\n| structure | L | {} |",
+        SIZES
+            .iter()
+            .map(|s| format!("{} ns (limit) ratio", s.0))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    println!("|---|---|{}", "---|".repeat(SIZES.len()));
+    for &(name, _) in STRUCTURES {
+        let mine: Vec<&Row> = rows.iter().filter(|r| r.name == name).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mut line = format!("| {name} | {:.0} |", mine[0].cells);
+        for &(size, _) in SIZES {
+            match mine.iter().find(|r| r.size == size) {
+                Some(r) => write!(line, " {:.1} ({:.1}) {:.2}× |", r.ns, r.limit_ns, r.ratio),
+                None => write!(line, " – |"),
+            }
+            .expect("string");
+        }
+        println!("{line}");
+    }
+    if let Some(path) = write {
+        let kicks: Vec<f64> = kick_ns.iter().map(|k| k.0).collect();
+        std::fs::write(&path, render(&levels, &kicks, &rows)).expect("write calibration");
+        eprintln!("wrote {path}");
+    }
+}
+
+/// The calibration table as Rust source (`include!`d by `calibration.rs`).
+fn render(levels: &[CalibrationLevel], kicks: &[f64], rows: &[Row]) -> String {
+    let mut s = String::from(
+        "// Generated by `just roofline` (benches/roofline.rs); do not edit by hand.\n\n",
+    );
+    s += "/// The limit loop at 1 Mbit, 8 MiB and 512 MB: `base_ns + cell_ns · L` per element.\n";
+    s += "pub const LEVELS: &[CalibrationLevel] = &[\n";
+    for l in levels {
+        writeln!(
+            s,
+            "    CalibrationLevel {{\n        memory_bits: {},\n        base_ns: {:.2},\n        cell_ns: {:.2},\n    }},",
+            l.memory_bits, l.base_ns, l.cell_ns
+        )
+        .expect("string");
+    }
+    s += "];\n\n/// ns per cuckoo relocation at the sizes of [`LEVELS`].\n";
+    writeln!(
+        s,
+        "pub const KICK_NS: [f64; 3] = [{:.2}, {:.2}, {:.2}];",
+        kicks[0], kicks[1], kicks[2]
+    )
+    .expect("string");
+    s += "\n/// Each structure's ns per element over the limit loop's with as many cells, at the\n/// sizes of [`LEVELS`].\n";
+    s += "pub const RATIOS: &[(&str, [f64; 3])] = &[\n";
+    for &(name, _) in STRUCTURES {
+        let r: Vec<f64> = SIZES
+            .iter()
+            .map(|&(size, _)| {
+                rows.iter()
+                    .find(|r| r.name == name && r.size == size)
+                    .map_or(f64::NAN, |r| r.ratio)
+            })
+            .collect();
+        // A size left out (b_DBF at 512 MB) takes the ratio of the size below it.
+        let fill = |i: usize| {
+            let mut j = i;
+            while r[j].is_nan() && j > 0 {
+                j -= 1;
+            }
+            if r[j].is_nan() { 1.0 } else { r[j] }
+        };
+        writeln!(
+            s,
+            "    (\"{name}\", [{:.2}, {:.2}, {:.2}]),",
+            fill(0),
+            fill(1),
+            fill(2)
+        )
+        .expect("string");
+    }
+    s += "];\n";
+    s
+}
