@@ -153,4 +153,4 @@ bench:
 # not write. About 10 minutes.
 [group('bench')]
 roofline *filter:
-    if [ -z "{{filter}}" ]; then cargo bench -p dupstream-filters --bench roofline -- --write crates/dupstream-filters/src/calibration_table.rs && cargo fmt --all; else cargo bench -p dupstream-filters --bench roofline -- {{filter}}; fi
+    if [ -z "{{filter}}" ]; then cargo bench -p dupstream-filters --bench roofline -- --write {{justfile_directory()}}/crates/dupstream-filters/src/calibration_table.rs && cargo fmt --all; else cargo bench -p dupstream-filters --bench roofline -- {{filter}}; fi

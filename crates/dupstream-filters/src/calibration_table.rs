@@ -4,24 +4,40 @@
 pub const LEVELS: &[CalibrationLevel] = &[
     CalibrationLevel {
         memory_bits: 1048576,
-        base_ns: 5.0,
-        cell_ns: 1.5,
+        base_ns: 12.21,
+        cell_ns: 2.39,
     },
     CalibrationLevel {
         memory_bits: 67108864,
-        base_ns: 5.0,
-        cell_ns: 3.0,
+        base_ns: 8.11,
+        cell_ns: 5.53,
     },
     CalibrationLevel {
         memory_bits: 4294967296,
-        base_ns: 5.0,
-        cell_ns: 15.0,
+        base_ns: 3.88,
+        cell_ns: 13.64,
     },
 ];
 
 /// ns per cuckoo relocation at the sizes of [`LEVELS`].
-pub const KICK_NS: [f64; 3] = [5.0, 15.0, 100.0];
+pub const KICK_NS: [f64; 3] = [9.20, 40.50, 51.70];
 
 /// Each structure's ns per element over the limit loop's with as many cells, at the
 /// sizes of [`LEVELS`].
-pub const RATIOS: &[(&str, [f64; 3])] = &[];
+pub const RATIOS: &[(&str, [f64; 3])] = &[
+    ("bloom", [1.08, 1.12, 1.63]),
+    ("sbf", [2.71, 2.05, 1.42]),
+    ("sbf_qht", [2.77, 2.71, 1.43]),
+    ("rsbf", [1.25, 1.17, 1.23]),
+    ("bsbf", [1.63, 1.46, 1.47]),
+    ("bsbfsd", [1.12, 1.46, 1.57]),
+    ("rlbsbf", [1.13, 1.42, 1.44]),
+    ("qht", [1.19, 1.14, 1.20]),
+    ("qhtd", [1.17, 1.17, 1.15]),
+    ("qqhtd", [1.18, 1.17, 1.16]),
+    ("sqf", [1.21, 1.18, 1.30]),
+    ("cuckoo", [2.44, 2.44, 2.19]),
+    ("a2", [1.37, 1.05, 0.67]),
+    ("bdbf", [1.76, 0.72, 0.72]),
+    ("fpsbf", [3.23, 2.19, 1.06]),
+];
