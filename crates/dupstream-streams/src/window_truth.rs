@@ -437,11 +437,24 @@ impl Labeller {
     }
 }
 
+/// Feeds every key of `stream` to `l` in batches and returns the finished labels.
+fn drain(stream: &mut dyn KeyStream, mut l: Labeller) -> Result<WindowTruth> {
+    let mut buf = vec![0u64; BATCH];
+    loop {
+        let k = stream.fill(&mut buf)?;
+        if k == 0 {
+            break;
+        }
+        l.batch(&buf[..k], None)?;
+    }
+    Ok(l.finish())
+}
+
 impl WindowTruth {
     /// Labels `spec`'s stream with an element window of `window` elements.
     pub fn compute(spec: &StreamSpec, window: u64) -> Result<WindowTruth> {
         spec.validate()?;
-        let mut l = Labeller::new(
+        let l = Labeller::new(
             Window::Elements(window),
             spec.declared_len(),
             spec.universe(),
@@ -449,15 +462,7 @@ impl WindowTruth {
             &|| spec.describe(),
         )?;
         let mut stream = spec.open()?;
-        let mut buf = vec![0u64; BATCH];
-        loop {
-            let k = stream.fill(&mut buf)?;
-            if k == 0 {
-                break;
-            }
-            l.batch(&buf[..k], None)?;
-        }
-        Ok(l.finish())
+        drain(&mut *stream, l)
     }
 
     /// Labels any key stream with an element window; `universe` (keys `0..U`) enables the
@@ -469,22 +474,14 @@ impl WindowTruth {
         window: u64,
         oracle: Option<WindowOracle>,
     ) -> Result<WindowTruth> {
-        let mut l = Labeller::new(
+        let l = Labeller::new(
             Window::Elements(window),
             len_hint,
             universe,
             oracle,
             &|| "key stream".to_string(),
         )?;
-        let mut buf = vec![0u64; BATCH];
-        loop {
-            let k = stream.fill(&mut buf)?;
-            if k == 0 {
-                break;
-            }
-            l.batch(&buf[..k], None)?;
-        }
-        Ok(l.finish())
+        drain(stream, l)
     }
 
     /// Labels an in-memory key sequence with an element window (`oracle` as in
