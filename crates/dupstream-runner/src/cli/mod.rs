@@ -42,7 +42,12 @@ Exit codes: 0 success, 1 failure while running, 2 invalid experiment file or arg
 /// Reproduce published evaluations of approximate duplicate detection in streams
 /// (Stable Bloom filters and successors), and run your own.
 #[derive(Debug, Parser)]
-#[command(name = "dupstream", version, after_help = EXAMPLES, arg_required_else_help = true)]
+#[command(
+    name = "dupstream",
+    version = crate::record::probe::LONG_VERSION,
+    after_help = EXAMPLES,
+    arg_required_else_help = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -7,7 +7,7 @@ use super::ShardSpec;
 use super::assign::assign;
 use super::pipeline::{Session, gib};
 use crate::plan::cost::cells_secs;
-use crate::record::probe::{Machine, hostname, peak_rss, slurm_job};
+use crate::record::probe::{hostname, peak_rss, slurm_job};
 use crate::record::{
     CellState, CellTiming, Identity, ManifestStream, Purpose, ResultsDir, read_json, write_json,
 };
@@ -126,7 +126,7 @@ pub fn run(session: &Session, args: &PartArgs) -> Result<()> {
         threads: session.threads,
         host: hostname(),
         slurm_job: slurm_job(),
-        machine: serde_json::to_value(Machine::probe())?,
+        machine: serde_json::to_value(&session.machine)?,
         command: std::env::args().collect(),
         started_unix: outcome.started_unix,
         wall_secs: outcome.wall_secs,

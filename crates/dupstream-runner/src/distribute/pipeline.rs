@@ -8,7 +8,7 @@
 
 use crate::execute::{self, Progress};
 use crate::plan::{self, Experiment, Registry, cost};
-use crate::record::probe::{available_memory, peak_rss, unix_now};
+use crate::record::probe::{Machine, available_memory, peak_rss, unix_now};
 use crate::record::{
     CellTiming, Identity, Manifest, ManifestStream, Outcome, ResultsDir, StreamRow, digest,
 };
@@ -25,6 +25,8 @@ pub struct Session {
     pub digest: String,
     pub id: Identity,
     pub threads: usize,
+    /// The machine, as read when the session opened (host, CPU, memory, load).
+    pub machine: Machine,
     started: Instant,
     started_unix: u64,
 }
@@ -55,7 +57,7 @@ impl Session {
     ) -> Result<Self> {
         let exp = plan::load_with(file, scale, registry)?;
         let digest = digest(&exp)?;
-        let id = Identity::of(&exp, &digest); // fixes the revision now, before the run
+        let id = Identity::of(&exp, &digest);
         let (threads, note) = plan::threads(threads, exp.cells.len())?;
         for w in exp.warnings.iter().chain(&note) {
             eprintln!("dupstream: warning: {w}");
@@ -70,6 +72,7 @@ impl Session {
             digest,
             id,
             threads,
+            machine: Machine::probe(),
             started: Instant::now(),
             started_unix: unix_now(),
         }
@@ -103,6 +106,7 @@ impl Session {
     /// What this session measured, for the manifest.
     pub fn outcome(&self, estimated_peak_bytes: u64, ran: &Executed) -> Outcome {
         Outcome {
+            machine: self.machine.clone(),
             threads: self.threads,
             started_unix: self.started_unix,
             wall_secs: self.started.elapsed().as_secs_f64(),

@@ -16,7 +16,7 @@ use crate::record::files::{
     atomic_write, csv_bytes, read_json, read_rows, sync_dir, write_csv, write_json,
 };
 use crate::record::lock::DirLock;
-use crate::record::probe::{git_revision, today};
+use crate::record::probe::{git_revision, host_tag, today};
 use crate::record::{CellTiming, Manifest, RawRow, StreamRow};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -112,8 +112,9 @@ pub fn checksum(bytes: &[u8]) -> String {
 
 impl ResultsDir {
     /// The default directory of `exp` under `root`, one rule for all: runs and sweeps go to
-    /// `<root>/<experiment>/<date>-<rev>[-scale<F>][-slurm]`, numbered `-2`, `-3`… past
-    /// directories that cannot be used; shard parts go to
+    /// `<root>/<experiment>/<date>-<host>-<rev>[-scale<F>][-slurm]` (the host as
+    /// [`host_tag`] gives it, the revision the binary was built from), numbered `-2`, `-3`…
+    /// past directories that cannot be used; shard parts go to
     /// `<root>/<experiment>/shards-<rev>-<digest8>/shard-I-of-N`, stable across days and
     /// machines so that parts run by hand land in one place.
     pub fn default_path(root: &Path, exp: &Experiment, digest: &str, purpose: Purpose) -> PathBuf {
@@ -128,7 +129,7 @@ impl ResultsDir {
                 return dir;
             }
         }
-        let mut name = format!("{}-{}", today(), git_revision());
+        let mut name = format!("{}-{}-{}", today(), host_tag(), git_revision());
         if exp.scale != 1 {
             name.push_str(&format!("-scale{}", exp.scale));
         }
@@ -546,7 +547,8 @@ mod tests {
         let d = digest(&e).unwrap();
         let run = ResultsDir::default_path(&root, &e, &d, Purpose::Run);
         let name = run.file_name().unwrap().to_str().unwrap().to_string();
-        assert!(name.ends_with("-scale4"), "{name}");
+        let expected = format!("{}-{}-{}-scale4", today(), host_tag(), git_revision());
+        assert_eq!(name, expected);
         std::fs::create_dir_all(&run).unwrap();
         let next = ResultsDir::default_path(&root, &e, &d, Purpose::Run);
         assert_eq!(next, run.with_file_name(format!("{name}-2")));
