@@ -44,7 +44,8 @@ fn main() -> Result<()> {
             .find_map(|l| l.strip_prefix(prefix.as_str()))
             .map(str::to_string)
     };
-    let sha = value("VERGEN_GIT_SHA").filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit()));
+    let sha = value("VERGEN_GIT_SHA")
+        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit()));
     let revision = match sha {
         Some(sha) if value("VERGEN_GIT_DIRTY").as_deref() == Some("true") => format!("{sha}-dirty"),
         Some(sha) => sha,

@@ -7,7 +7,7 @@
 
 use super::assign::assign;
 use super::part::{SHARD_FILE, ShardRecord, ShardStream, read_record};
-use super::pipeline::{Executed, Inputs, Session};
+use super::pipeline::{Executed, Inputs, Print, Session};
 use crate::plan::{Experiment, Registry};
 use crate::record::probe::{Machine, unix_now};
 use crate::record::{CellState, Manifest, Outcome, ResultsDir, StreamRow, write_json};
@@ -50,13 +50,19 @@ pub fn merge(args: &[PathBuf], out: &Path, quiet: bool, registry: &Registry) -> 
         Inputs::CopyFrom(&first_part),
         outcome,
         shards,
-        !quiet,
+        if quiet {
+            Print::Nothing
+        } else {
+            Print::TableAndSummary
+        },
     )?;
-    eprintln!(
-        "dupstream: merged {n} shard(s) of {} into {}",
-        session.exp.name,
-        out.display()
-    );
+    if !quiet {
+        eprintln!(
+            "dupstream: merged {n} shard(s) of {} into {}",
+            session.exp.name,
+            out.display()
+        );
+    }
     Ok(())
 }
 

@@ -38,6 +38,17 @@ pub struct Executed {
     pub streams: Vec<StreamRow>,
 }
 
+/// What [`Session::finish`] prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Print {
+    /// Nothing.
+    Nothing,
+    /// The table (stdout).
+    Table,
+    /// The table (stdout) and the per-cell summary (stderr).
+    TableAndSummary,
+}
+
 /// Where a finished directory's `run.toml` and paper values come from.
 #[derive(Debug, Clone, Copy)]
 pub enum Inputs<'a> {
@@ -118,11 +129,11 @@ impl Session {
     }
 
     /// Finishes a results directory whose every cell is done: `raw.csv`, `derived.csv`,
-    /// `streams.csv`, `run.toml` and the paper values, the table and charts, the manifest
-    /// (`outcome` is called then, so its wall time covers the whole run), the files `extra`
+    /// `streams.csv` and `gaps.csv`, `run.toml` and the paper values, the table and charts, the
+    /// manifest (`outcome` is called then, so its wall time covers the whole run) and
+    /// `cells.csv` (the cells' timings beside their final rows), the files `extra`
     /// writes from the manifest, and last the commit record ([`ResultsDir::commit`]), which
-    /// makes the run finished. With `print`, then prints the table (stdout) and a summary
-    /// (stderr); returns the manifest.
+    /// makes the run finished. Then prints what `print` says; returns the manifest.
     pub fn finish(
         &self,
         dir: &ResultsDir,
@@ -130,10 +141,11 @@ impl Session {
         inputs: Inputs<'_>,
         outcome: impl FnOnce() -> Outcome,
         extra: impl FnOnce(&Manifest) -> Result<()>,
-        print: bool,
+        print: Print,
     ) -> Result<Manifest> {
         let exp = &self.exp;
-        let (rows, derived) = report::with_derived(exp, dir.write_raw(exp)?);
+        let measured = dir.write_raw(exp)?;
+        let (rows, derived) = report::with_derived(exp, measured.clone());
         dir.write_derived(&derived)?;
         dir.write_streams(&ran.streams)?;
         match inputs {
@@ -143,10 +155,13 @@ impl Session {
         let md = report::write(exp, dir, &rows)?;
         let manifest = Manifest::new(exp, &self.id, outcome());
         dir.write_manifest(&manifest)?;
+        dir.write_cells(&measured, &manifest.cells)?;
         extra(&manifest)?;
         dir.commit(exp)?;
-        if print {
+        if print != Print::Nothing {
             println!("{md}");
+        }
+        if print == Print::TableAndSummary {
             summary(&manifest);
         }
         Ok(manifest)

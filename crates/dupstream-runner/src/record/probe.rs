@@ -59,7 +59,11 @@ fn host_tag_of(host: &str) -> String {
             }
         })
         .collect();
-    if tag.is_empty() { "unknown".into() } else { tag }
+    if tag.is_empty() {
+        "unknown".into()
+    } else {
+        tag
+    }
 }
 
 /// `$SLURM_ARRAY_JOB_ID_$SLURM_ARRAY_TASK_ID` or `$SLURM_JOB_ID`, when run by Slurm.
