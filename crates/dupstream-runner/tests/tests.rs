@@ -9,5 +9,6 @@ mod custom;
 mod deps;
 mod golden;
 mod readme;
+mod schema;
 mod shard;
 mod window;
