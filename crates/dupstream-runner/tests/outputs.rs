@@ -3,7 +3,7 @@
 //! few-duplicates warning, copied catalogue experiments, paper values matched on their
 //! parameters, run-against-run `compare`, `--quiet`, `run --help` and shell completions.
 
-use crate::util::{dupstream, dupstream_ok, root, scratch};
+use crate::util::{dupstream, dupstream_ok, root, scratch, write};
 use std::path::Path;
 
 const SMALL: &str = r#"name = "outputs"
@@ -26,10 +26,11 @@ k = 2
 checkpoints = 2
 "#;
 
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.to_str().unwrap().to_string()
+/// `dupstream run FILE --quiet --out OUT EXTRA…`, which must succeed.
+fn run(file: &str, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["run", file, "--quiet", "--out", out.to_str().unwrap()];
+    args.extend(extra);
+    dupstream_ok(&args)
 }
 
 fn stderr(o: &std::process::Output) -> String {
@@ -143,7 +144,7 @@ fn quiet_means_only_warnings_and_errors_on_stderr() {
     let dir = scratch("quiet");
     let file = write(&dir, "small.toml", SMALL);
     let out = dir.join("q");
-    let o = dupstream_ok(&["run", &file, "--quiet", "--out", out.to_str().unwrap()]);
+    let o = run(&file, &out, &[]);
     assert_eq!(stderr(&o), "", "--quiet printed on stderr");
     assert!(
         stdout(&o).contains("| memory |"),
@@ -156,7 +157,7 @@ fn quiet_means_only_warnings_and_errors_on_stderr() {
     let repeated = SMALL.replace("[grid]\n", "[grid]\nseeds = [1, 1]\n");
     let file = write(&dir, "repeated.toml", &repeated);
     let out = dir.join("r");
-    let o = dupstream_ok(&["run", &file, "--quiet", "--out", out.to_str().unwrap()]);
+    let o = run(&file, &out, &[]);
     assert!(stderr(&o).contains("warning: ") && stderr(&o).contains("seed 1 repeated"));
 }
 
@@ -199,15 +200,7 @@ fn max_scale_clamps_with_a_warning_and_few_duplicates_warn() {
     let pinned = format!("{SMALL}\n[run]\nmax_scale = 2\n");
     let file = write(&dir, "pinned.toml", &pinned);
     let out = dir.join("p");
-    let o = dupstream_ok(&[
-        "run",
-        &file,
-        "--scale",
-        "64",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run(&file, &out, &["--scale", "64"]);
     let err = stderr(&o);
     assert!(
         err.contains("pinned.toml:21: key `run.max_scale`: --scale 64 is above")
@@ -253,6 +246,20 @@ fn max_scale_clamps_with_a_warning_and_few_duplicates_warn() {
     );
     let text = stdout(&dupstream_ok(&["check", &plain, "--scale", "4"]));
     assert!(!text.contains("duplicates per checkpoint"), "{text}");
+    // A stream without a closed form is counted once labelled: a Zipf stream of 625 elements
+    // (40,000 at scale 64) has a few hundred duplicates.
+    let zipf = SMALL.replace(
+        "kind = \"uniform\"\nn = 40_000\ndistinct_fraction = 0.5",
+        "kind = \"zipf\"\nn = 40_000\nuniverse = 100_000\ns = 1.0",
+    );
+    let zipf = write(&dir, "zipf.toml", &zipf);
+    let o = run(&zipf, &dir.join("z"), &["--scale", "64"]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: at --scale 64 the stream zipf")
+            && err.contains("duplicates per checkpoint"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -291,15 +298,7 @@ fn a_copied_experiment_finds_its_paper_values_and_differing_parameters_are_not_s
     let dir = scratch("copied");
     let file = copied_table7(&dir, None);
     let out = dir.join("out");
-    let o = dupstream_ok(&[
-        "run",
-        &file,
-        "--scale",
-        "1024",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run(&file, &out, &["--scale", "1024"]);
     let err = stderr(&o);
     assert!(
         err.contains("reference paper-values.csv is not beside this file; using experiments/bera-journal/paper-values.csv"),
@@ -340,7 +339,7 @@ fn compare_puts_two_runs_side_by_side() {
     let file = write(&dir, "seeded.toml", &seeded);
     let (a, b) = (dir.join("a"), dir.join("b"));
     for d in [&a, &b] {
-        dupstream_ok(&["run", &file, "--quiet", "--out", d.to_str().unwrap()]);
+        run(&file, d, &[]);
     }
     let text = stdout(&dupstream_ok(&[
         "compare",
@@ -362,7 +361,7 @@ fn compare_puts_two_runs_side_by_side() {
     // A run of other memory sizes: the cells of one run only are named.
     let other = write(&dir, "other.toml", &seeded.replace("\"8KB\"", "\"16KB\""));
     let c = dir.join("c");
-    dupstream_ok(&["run", &other, "--quiet", "--out", c.to_str().unwrap()]);
+    run(&other, &c, &[]);
     let text = stdout(&dupstream_ok(&[
         "compare",
         a.to_str().unwrap(),
@@ -375,7 +374,7 @@ fn compare_puts_two_runs_side_by_side() {
     // One seed: said so.
     let single = dir.join("single");
     let f = write(&dir, "small.toml", SMALL);
-    dupstream_ok(&["run", &f, "--quiet", "--out", single.to_str().unwrap()]);
+    run(&f, &single, &[]);
     let text = stdout(&dupstream_ok(&[
         "compare",
         single.to_str().unwrap(),

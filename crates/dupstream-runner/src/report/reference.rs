@@ -157,16 +157,20 @@ mod tests {
     use crate::record::Params;
     use crate::record::rows::test_row;
 
-    #[test]
-    fn values_match_on_every_column_they_fill() {
-        let p = |keys: &[(&str, &str)]| PaperValue {
+    /// A paper value of FPR matching on `keys`.
+    fn p(keys: &[(&str, &str)]) -> PaperValue {
+        PaperValue {
             metric: "fpr".into(),
             value_pct: 1.0,
             keys: keys
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
-        };
+        }
+    }
+
+    #[test]
+    fn values_match_on_every_column_they_fill() {
         let r = test_row("SBF", 0, 0.1, 0.2);
         assert!(p(&[("memory", "1KB"), ("algorithm", "SBF"), ("k", "2")]).matches(&r));
         assert!(!p(&[("k", "3")]).matches(&r));
@@ -187,14 +191,6 @@ mod tests {
 
     #[test]
     fn a_row_whose_parameters_differ_is_not_scored_and_says_why() {
-        let p = |keys: &[(&str, &str)]| PaperValue {
-            metric: "fpr".into(),
-            value_pct: 1.0,
-            keys: keys
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        };
         let mut r = test_row("SBF", 0, 0.1, 0.2);
         r.k = Some(3);
         r.params = Params::parse("max=1;k=3;p=4");
