@@ -8,6 +8,10 @@ use crate::plan::schema::RawReference;
 use crate::plan::units::parse_bits;
 use std::path::{Path, PathBuf};
 
+/// A resolved reference (file and table name), and a warning when the file was found in the
+/// catalogue instead of beside the experiment file.
+pub type Resolved = (Option<(PathBuf, String)>, Option<String>);
+
 /// The resolved reference file and table name, and a warning when the file was found in the
 /// catalogue instead of beside the experiment file (`name` is the experiment's `name`). A
 /// reference found nowhere is refused, naming where it was looked for.
@@ -15,7 +19,7 @@ pub fn resolve(
     src: Source<'_>,
     name: &str,
     reference: Option<&RawReference>,
-) -> Result<(Option<(PathBuf, String)>, Option<String>), ConfigError> {
+) -> Result<Resolved, ConfigError> {
     let Some(r) = reference else {
         return Ok((None, None));
     };
