@@ -43,7 +43,7 @@ pub struct SlurmArgs {
     #[arg(long, value_name = "F")]
     pub scale: Option<u64>,
     /// Output directory, shared with the compute nodes: parts go to <DIR>/shards, scripts and
-    /// logs to <DIR>/slurm, merged results to <DIR> (default: results/<experiment>/<date>-<rev>[-scale<F>]-slurm).
+    /// logs to <DIR>/slurm, merged results to <DIR> (default: results/<experiment>/<date>-<host>-<rev>[-scale<F>]-slurm).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Root of the default output directory.
