@@ -21,15 +21,30 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-pub const EXAMPLES: &str = "\
-Examples:
-  dupstream run experiments/bera-journal/table7.toml --scale 64
+/// The examples `dupstream --help` and `dupstream run --help` share.
+macro_rules! run_examples {
+    () => {
+        "  dupstream run experiments/bera-journal/table7.toml --scale 64
       Bera et al. Table 7 at 1/64 of the paper's stream length and memory (about a minute)
   dupstream run experiments/bera-journal/table7.toml
       the same at full scale: 20 runs over 10^9 elements
-  dupstream run my.toml --threads 1 --out results/mine
+  dupstream run my.toml --threads 2 --out results/mine
   dupstream run my.toml --resume            continue an interrupted run
-  dupstream list                            the experiment catalogue
+"
+    };
+}
+
+/// The exit codes, at the end of every help.
+macro_rules! exit_codes {
+    () => {
+        "Exit codes: 0 success, 1 failure while running, 2 invalid experiment file or arguments."
+    };
+}
+
+pub const EXAMPLES: &str = concat!(
+    "Examples:\n",
+    run_examples!(),
+    "  dupstream list                            the experiment catalogue
   dupstream check                           validate every experiment file under experiments/
   dupstream theory deng-fig1 --out results/theory
       Deng & Rafiei Fig. 1 (FN rate vs K) from the paper's equations
@@ -41,24 +56,23 @@ Examples:
   dupstream list --json                     machine-readable output (also check, estimate, compare)
   dupstream completions bash > ~/.local/share/bash-completion/completions/dupstream
 
-Exit codes: 0 success, 1 failure while running, 2 invalid experiment file or arguments.";
+",
+    exit_codes!()
+);
 
 /// `run --help`: examples of `run` only.
-pub const RUN_EXAMPLES: &str = "\
-Examples:
-  dupstream run experiments/bera-journal/table7.toml --scale 64
-      Bera et al. Table 7 at 1/64 of the paper's stream length and memory (about a minute)
-  dupstream run experiments/bera-journal/table7.toml
-      the same at full scale: 20 runs over 10^9 elements
-  dupstream run my.toml --threads 2 --out results/mine
-  dupstream run my.toml --resume            continue an interrupted run
-  dupstream run my.toml --quiet             only the table on stdout; warnings and errors on stderr
+pub const RUN_EXAMPLES: &str = concat!(
+    "Examples:\n",
+    run_examples!(),
+    "  dupstream run my.toml --quiet             only the table on stdout; warnings and errors on stderr
   dupstream run my.toml --shard 0/4 --out parts/0   one of 4 shards (see `dupstream merge --help`)
 
 A run writes results/<experiment>/<date>-<host>-<rev>[-scale<F>]/ (SCHEMA.md describes
 every file). A file's [run] max_scale caps --scale, with a warning.
 
-Exit codes: 0 success, 1 failure while running, 2 invalid experiment file or arguments.";
+",
+    exit_codes!()
+);
 
 /// Reproduce published evaluations of approximate duplicate detection in streams
 /// (Stable Bloom filters and successors), and run your own.
