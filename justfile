@@ -66,10 +66,11 @@ reproduce-qht scale="1": build
     just _runs {{scale}} experiments/qht/table1.toml experiments/qht/table2-4-u24.toml experiments/qht/table2-4-u27.toml experiments/qht/table3.toml experiments/qht/table5.toml
     {{bin}} timing "$(dirname "$(ls -t results/qht-table3/*/raw.csv | head -1)")"
 
-# Every table and figure of the five papers (REPRODUCTION.md). Prints the runner's time estimate first.
+# Every table and figure of the five papers (REPRODUCTION.md). Prints the runner's time estimate
+# of the files it runs first (single-thread CPU time shared by the threads; `just calibrate`).
 [group('reproduce')]
 reproduce-all scale="1": build
-    {{bin}} estimate experiments {{threads}} --scale {{scale}} | tail -1
+    {{bin}} estimate experiments/deng experiments/bera-journal experiments/bera-conference experiments/singh-batra experiments/qht {{threads}} --scale {{scale}} | tail -1
     just reproduce-deng {{scale}}
     just reproduce-bera {{scale}}
     just reproduce-bera-figures {{scale}}
@@ -144,10 +145,19 @@ bench:
     cargo bench -p dupstream-filters --bench step
     cargo bench -p dupstream-streams
 
-# The roofline: each structure against the limit loop touching as many cells, at 1 Mbit, 8 MiB
-# and 512 MB (ns per element and ratio), and rewrite the cost model's calibration
-# (crates/dupstream-filters/src/calibration_table.rs). `just roofline sbf 1mbit` filters and does
-# not write. About 10 minutes.
+# The roofline and the structures' half of the cost model's calibration: each structure beside the limit loop touching as many cells at 1 Mbit, 8 MiB and 512 MB (ns per element, ratio); rewrites crates/dupstream-filters/src/calibration_table.rs with the machine and its load. `just roofline sbf 1mbit` filters and does not write. About 10 minutes.
 [group('bench')]
 roofline *filter:
     if [ -z "{{filter}}" ]; then cargo bench -p dupstream-filters --bench roofline -- --write {{justfile_directory()}}/crates/dupstream-filters/src/calibration_table.rs && cargo fmt --all; else cargo bench -p dupstream-filters --bench roofline -- {{filter}}; fi
+
+# The runner's half of the calibration: per stream kind, generating and a cell's own loop; the ground-truth oracles at three sizes; rewrites crates/dupstream-runner/src/plan/calibration_table.rs with the machine and its load. About a minute.
+[group('bench')]
+calibrate-streams:
+    cargo bench -p dupstream-runner --bench calibrate -- --write {{justfile_directory()}}/crates/dupstream-runner/src/plan/calibration_table.rs && cargo fmt --all
+
+# Calibrate `dupstream estimate` on this machine: `just roofline` and `just calibrate-streams` (one thread, thread CPU time; on a shared machine run `nice -n 10 just calibrate`), then rebuild. About 12 minutes.
+[group('bench')]
+calibrate:
+    just roofline
+    just calibrate-streams
+    just build

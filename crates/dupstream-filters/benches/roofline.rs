@@ -29,15 +29,33 @@ use std::hint::black_box;
 #[cfg(not(target_os = "linux"))]
 use std::time::Instant;
 
-/// (name, TOML spec): `step.rs`'s set plus the QHT paper's SBF (`P` from Eq. 17, 2-bit cells).
+/// (name, TOML spec): `step.rs`'s set, the SBF variants the catalogue runs (the QHT paper's,
+/// `P` from Eq. 17 with 2-bit cells; Deng & Rafiei's adjacent decrements, 1- and 2-bit cells),
+/// the BSBF family and RSBF at a second `k` (their work per `k` exceeds the limit loop's per
+/// cell: the calibration interpolates between the two), and the leaderboard's window
+/// structures and buffers. The names are the rows of the calibration table
+/// (`calibration::row_name` picks one for a spec, `name/variant` rows are its other parameter
+/// sets).
 const STRUCTURES: &[(&str, &str)] = &[
     ("bloom", "name = \"bloom\"\nk = 2"),
     ("sbf", "name = \"sbf\"\nmax = 1\nk = 2\np = 4"),
     ("sbf_qht", "name = \"sbf\"\nmax = 3\nk = 2\nfps = 0.02"),
+    (
+        "sbf_adjacent",
+        "name = \"sbf\"\nmax = 1\nk = 2\np = 4\ndecrement = \"adjacent\"",
+    ),
+    (
+        "sbf_adjacent_max3",
+        "name = \"sbf\"\nmax = 3\nk = 4\nfps = 0.005\ndecrement = \"adjacent\"",
+    ),
     ("rsbf", "name = \"rsbf\"\nk = 2"),
+    ("rsbf/k4", "name = \"rsbf\"\nk = 4"),
     ("bsbf", "name = \"bsbf\"\nk = 2"),
+    ("bsbf/k4", "name = \"bsbf\"\nk = 4"),
     ("bsbfsd", "name = \"bsbfsd\"\nk = 2"),
+    ("bsbfsd/k4", "name = \"bsbfsd\"\nk = 4"),
     ("rlbsbf", "name = \"rlbsbf\"\nk = 2"),
+    ("rlbsbf/k4", "name = \"rlbsbf\"\nk = 4"),
     ("qht", "name = \"qht\"\nk = 1\ns = 3"),
     ("qhtd", "name = \"qhtd\"\nk = 1\ns = 3"),
     ("qqhtd", "name = \"qqhtd\"\nk = 1\ns = 3"),
@@ -49,7 +67,19 @@ const STRUCTURES: &[(&str, &str)] = &[
         "fpsbf",
         "name = \"fpsbf\"\nc = 2\nf = 4\nk = 2\nxi = 1.0\nfps = 0.1",
     ),
+    ("lru_buffering", "name = \"lru_buffering\"\nentry_bits = 64"),
+    ("fp_buffering", "name = \"fp_buffering\"\nq = 0.1"),
+    ("apbf", "name = \"apbf\"\nk = 4\nl = 3\nwindow = 65536"),
+    (
+        "apbf_blocked",
+        "name = \"apbf_blocked\"\nk = 7\nl = 5\nwindow = 65536",
+    ),
+    ("swamp", "name = \"swamp\"\nwindow = 16384"),
 ];
+
+/// Structures left out at 512 MB: b_DBF decays a megabyte per element there (see `step.rs`);
+/// a buffer's uncharged index would take gigabytes.
+const NOT_AT_512MB: &[&str] = &["bdbf", "lru_buffering", "fp_buffering"];
 
 /// (label, bits): 1 Mbit (in L2), 8 MiB (about the last-level cache), 512 MB (DRAM).
 const SIZES: &[(&str, u64)] = &[("1Mbit", 1 << 20), ("8MiB", 8 << 23), ("512MB", 512 << 23)];
@@ -220,6 +250,48 @@ fn measure(
     })
 }
 
+/// ns per element of the benchmark's own key generation and hashing ([`Stream::fill`], nothing
+/// stepped): what [`calibration::step_ns`](dupstream_filters::calibration::step_ns) subtracts
+/// to leave a structure's own work.
+fn fill_ns() -> f64 {
+    let mut stream = Stream {
+        next: 0,
+        u: 1 << 24,
+    };
+    // The keys must be seen as used, or the generation is optimised away.
+    let used = |h: &[u64], _: &mut [bool]| {
+        black_box(h);
+    };
+    timed(&mut stream, 1 << 20, used);
+    let mut v: Vec<f64> = (0..ROUNDS)
+        .map(|_| timed(&mut stream, 1 << 18, used))
+        .collect();
+    median(&mut v)
+}
+
+/// The machine and its load, for the table's header: CPU model and cores, and the load average
+/// (1, 5, 15 minutes) at the start and end of the run (Linux; "unknown" elsewhere).
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "unknown".to_string(),
+        |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+    )
+}
+
+fn machine() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_string());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{model}, {cores} cores")
+}
+
 /// The limit loop's `base_ns + cell_ns · L` at one size: a least-squares line through the limit
 /// timings of every structure's row at that size (b_DBF's sweep is not random cells: left out).
 fn level(size: (&'static str, u64), rows: &[Row]) -> CalibrationLevel {
@@ -310,6 +382,9 @@ fn main() {
                 .iter()
                 .all(|f| name.contains(f.as_str()) || size.to_lowercase() == *f)
     };
+    let load_start = load_average();
+    let fill = fill_ns();
+    println!("key generation and hashing alone: {fill:.2} ns per element");
     let mut rows = vec![];
     let mut kick_ns = vec![];
     for &size in SIZES {
@@ -334,8 +409,8 @@ fn main() {
             if !wanted(name, size.0) {
                 continue;
             }
-            if name == "bdbf" && size.1 > 1 << 26 {
-                continue; // decays a megabyte per element at 512 MB (see step.rs)
+            if NOT_AT_512MB.contains(&name) && size.1 > 1 << 26 {
+                continue;
             }
             if let Some(r) = measure(name, toml, size, &mut limit) {
                 println!(
@@ -379,7 +454,12 @@ fn main() {
     if let Some(path) = write {
         let levels: Vec<CalibrationLevel> = SIZES.iter().map(|&s| level(s, &rows)).collect();
         let kicks: Vec<f64> = kick_ns.iter().map(|k| k.0).collect();
-        let table = render(&levels, &kicks, &rows);
+        let header = format!(
+            "// Measured on {}; load average (1, 5, 15 min) {load_start} at the start, {} at the end.\n",
+            machine(),
+            load_average()
+        );
+        let table = render(&header, &levels, &kicks, fill, &rows);
         println!("\n{table}");
         if let Err(e) = std::fs::write(&path, &table) {
             eprintln!("could not write {path}: {e} (the table is printed above)");
@@ -389,10 +469,19 @@ fn main() {
 }
 
 /// The calibration table as Rust source (`include!`d by `calibration.rs`).
-fn render(levels: &[CalibrationLevel], kicks: &[f64], rows: &[Row]) -> String {
+fn render(
+    header: &str,
+    levels: &[CalibrationLevel],
+    kicks: &[f64],
+    fill: f64,
+    rows: &[Row],
+) -> String {
     let mut s = String::from(
-        "// Generated by `just roofline` (benches/roofline.rs); do not edit by hand.\n\n",
+        "// Generated by `just roofline` (benches/roofline.rs); do not edit by hand.\n",
     );
+    s += header;
+    s += "\n/// ns per element of the benchmark's key generation and hashing alone (in every figure below).\n";
+    writeln!(s, "pub const FILL_NS: f64 = {fill:.2};\n").expect("string");
     s += "/// The limit loop at 1 Mbit, 8 MiB and 512 MB: `base_ns + cell_ns · L` per element.\n";
     s += "pub const LEVELS: &[CalibrationLevel] = &[\n";
     for l in levels {
@@ -410,9 +499,9 @@ fn render(levels: &[CalibrationLevel], kicks: &[f64], rows: &[Row]) -> String {
         kicks[0], kicks[1], kicks[2]
     )
     .expect("string");
-    s += "\n/// Each structure's ns per element over the limit loop's with as many cells, at the\n/// sizes of [`LEVELS`].\n";
-    s += "pub const RATIOS: &[(&str, [f64; 3])] = &[\n";
-    for &(name, _) in STRUCTURES {
+    s += "\n/// Each structure's ns per element over the limit loop's with as many cells, at the\n/// sizes of [`LEVELS`], with the cells its benchmarked parameters touch.\n";
+    s += "pub const RATIOS: &[RatioRow] = &[\n";
+    for &(name, toml) in STRUCTURES {
         // The cuckoo row at 1 Mbit is saturated (its time is relocations, `KICK_NS`): the
         // per-element ratio without relocations is taken from 8 MiB, where it is not.
         let r: Vec<f64> = SIZES
@@ -430,17 +519,25 @@ fn render(levels: &[CalibrationLevel], kicks: &[f64], rows: &[Row]) -> String {
                     .map_or(f64::NAN, |r| r.ratio)
             })
             .collect();
-        // A size left out (b_DBF at 512 MB) takes the ratio of the size below it.
+        if r.iter().all(|x| x.is_nan()) {
+            continue; // never built: priced by its nominal cost (calibration::step_ns)
+        }
+        // A size left out (b_DBF and the buffers at 512 MB, SWAMP where its window does not
+        // fit) takes the ratio of the nearest size measured, the smaller one first.
         let fill = |i: usize| {
-            let mut j = i;
-            while r[j].is_nan() && j > 0 {
-                j -= 1;
-            }
-            if r[j].is_nan() { 1.0 } else { r[j] }
+            let mut order: Vec<usize> = (0..r.len()).collect();
+            order.sort_by_key(|&j| (j.abs_diff(i), j > i));
+            order
+                .iter()
+                .map(|&j| r[j])
+                .find(|x| !x.is_nan())
+                .expect("one size measured")
         };
+        let spec: FilterSpec = toml::from_str(toml).expect("spec");
         writeln!(
             s,
-            "    (\"{name}\", [{:.2}, {:.2}, {:.2}]),",
+            "    RatioRow {{ name: \"{name}\", cells: {:.2}, ratio: [{:.2}, {:.2}, {:.2}] }},",
+            cells_per_element(&spec, SIZES[0].1),
             fill(0),
             fill(1),
             fill(2)

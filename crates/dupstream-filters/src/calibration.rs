@@ -5,16 +5,19 @@
 //! ([`cells_per_element`]) takes `ratio × (base_ns + cell_ns · L)` ns per element, where
 //! `base_ns + cell_ns · L` is the limit loop of the roofline benchmark (generate a key, hash
 //! it, test-and-set `L` random bits, prefetched) at the structure's memory size, and `ratio` is
-//! the structure's measured ns per element over that loop's ([`ratio`]). Both are measured at
-//! 1 Mbit, 8 MiB and 512 MB ([`LEVELS`]); other sizes interpolate linearly in `log(bits)` and
-//! clamp at the ends. The saturated streaming cuckoo filter's relocations come on top, from
-//! [`crate::cuckoo::kicks_per_element`] at [`LEVELS`]' `kick_ns` (a dependent chain of bucket
-//! reads: its cost is latency, not bandwidth).
+//! the structure's measured ns per element over that loop's ([`ratio`]; the row is chosen by
+//! [`row_name`]). Both are measured at 1 Mbit, 8 MiB and 512 MB ([`LEVELS`]); other sizes
+//! interpolate linearly in `log(bits)` and clamp at the ends. The saturated streaming cuckoo
+//! filter's relocations come on top, from [`crate::cuckoo::kicks_per_element`] at
+//! [`kick_ns`] (a dependent chain of bucket reads: its cost is latency, not bandwidth).
+//! [`step_ns`] is what a runner adds per element for the structure: the above without the
+//! benchmark's own key generation and hashing ([`FILL_NS`]), or, for a structure the benchmark
+//! does not run, its nominal relative cost times a calibrated Bloom step.
 //!
 //! Regenerate the numbers on the machine that will run the experiments with `just roofline`
-//! (which rewrites `src/calibration_table.rs` and prints the table); they are ratios and
-//! per-cell costs measured in one process, so a loaded machine moves them less than it moves
-//! absolute times.
+//! (which rewrites `src/calibration_table.rs`, with the machine and its load average in the
+//! header, and prints the table); they are ratios and per-cell costs measured in one process
+//! in thread CPU time, so a loaded machine moves them less than it moves absolute times.
 
 use crate::spec::FilterSpec;
 
@@ -27,6 +30,20 @@ pub struct CalibrationLevel {
     pub base_ns: f64,
     /// ns per random cell tested and set (prefetched).
     pub cell_ns: f64,
+}
+
+/// A structure's ns per element over the limit loop's with as many cells, at the sizes of
+/// [`LEVELS`], for one benchmarked parameter set.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RatioRow {
+    /// The row: a structure's name ([`row_name`]), or `name/variant` for another parameter set
+    /// of the same structure.
+    pub name: &'static str,
+    /// The cells the benchmarked parameter set touches per element ([`cells_per_element`] at
+    /// 1 Mbit).
+    pub cells: f64,
+    /// The ratio at each size of [`LEVELS`].
+    pub ratio: [f64; 3],
 }
 
 include!("calibration_table.rs");
@@ -96,41 +113,137 @@ pub fn limit_ns_per_element(budget_bits: u64, cells: f64) -> f64 {
     interpolate(budget_bits, |i| at(&LEVELS[i]))
 }
 
-/// Interpolates a per-level quantity in `log(bits)`.
+/// Interpolates a per-level quantity in `log(bits)` between [`LEVELS`].
 fn interpolate(budget_bits: u64, value: impl Fn(usize) -> f64) -> f64 {
-    let x = (budget_bits.max(1) as f64).ln();
-    let xs: Vec<f64> = LEVELS.iter().map(|l| (l.memory_bits as f64).ln()).collect();
+    let at: Vec<u64> = LEVELS.iter().map(|l| l.memory_bits).collect();
+    let values: Vec<f64> = (0..LEVELS.len()).map(value).collect();
+    interpolate_log(budget_bits, &at, &values)
+}
+
+/// `values` measured at the sizes `at` (bits, increasing), read at `bits`: linear in
+/// `log(bits)` between two sizes, the first or last value outside them.
+pub fn interpolate_log(bits: u64, at: &[u64], values: &[f64]) -> f64 {
+    assert!(
+        !at.is_empty() && at.len() == values.len(),
+        "one value per size"
+    );
+    let x = (bits.max(1) as f64).ln();
+    let xs: Vec<f64> = at.iter().map(|&b| (b.max(1) as f64).ln()).collect();
     if x <= xs[0] {
-        return value(0);
+        return values[0];
     }
     for i in 1..xs.len() {
         if x <= xs[i] {
             let t = (x - xs[i - 1]) / (xs[i] - xs[i - 1]);
-            return value(i - 1) * (1.0 - t) + value(i) * t;
+            return values[i - 1] * (1.0 - t) + values[i] * t;
         }
     }
-    value(xs.len() - 1)
+    values[xs.len() - 1]
 }
 
-/// The structure's measured ns per element over the limit loop's at `budget_bits`
-/// (interpolated like [`limit_ns_per_element`]; 1.0 for a structure the benchmark does not run).
-pub fn ratio(name: &str, budget_bits: u64) -> f64 {
-    match RATIOS.iter().find(|(n, _)| *n == name) {
-        Some((_, r)) => interpolate(budget_bits, |i| r[i]),
-        None => 1.0,
+/// The row of [`RATIOS`] that prices `spec`: its name, except for the SBF, whose variants the
+/// benchmark runs separately: multi-bit cells (`max ≥ 2`: the QHT paper's `sbf_qht`, or
+/// `sbf_adjacent_max3`) and Deng & Rafiei's adjacent decrements (`sbf_adjacent`).
+pub fn row_name(spec: &FilterSpec) -> &'static str {
+    match spec {
+        FilterSpec::Sbf(p) => match (p.decrement, p.max >= 2) {
+            (crate::sbf::Decrement::Independent, false) => "sbf",
+            (crate::sbf::Decrement::Independent, true) => "sbf_qht",
+            (crate::sbf::Decrement::Adjacent, false) => "sbf_adjacent",
+            (crate::sbf::Decrement::Adjacent, true) => "sbf_adjacent_max3",
+        },
+        _ => spec.name(),
     }
 }
 
-/// Estimated ns per element of `spec` at `budget_bits`, single-threaded, without relocations
-/// of a saturated cuckoo filter (add [`crate::cuckoo::kicks_per_element`] × [`kick_ns`]).
-pub fn ns_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
-    ratio(spec.name(), budget_bits)
-        * limit_ns_per_element(budget_bits, cells_per_element(spec, budget_bits))
+/// The measured ratio of row `row` of [`RATIOS`] at `budget_bits` (interpolated like
+/// [`limit_ns_per_element`]); `None` for a row the benchmark did not run.
+pub fn ratio(row: &str, budget_bits: u64) -> Option<f64> {
+    RATIOS
+        .iter()
+        .find(|r| r.name == row)
+        .map(|r| interpolate(budget_bits, |i| r.ratio[i]))
+}
+
+/// The ratio for a structure priced by row `row` that touches `cells` cells per element: a
+/// structure benchmarked at several parameter sets (rows `row`, `row/…`, e.g. `bsbf` at
+/// `k = 2` and `bsbf/k4`) has its ratio interpolated linearly in the cells between them (the
+/// nearest row's outside them), so that work per cell beyond the limit loop's (a random draw
+/// per reset) grows with the cells; one row is used as it is. `None` without a row.
+pub fn ratio_at_cells(row: &str, cells: f64, budget_bits: u64) -> Option<f64> {
+    let variant = format!("{row}/");
+    let mut rows: Vec<(f64, f64)> = RATIOS
+        .iter()
+        .filter(|r| r.name == row || r.name.starts_with(&variant))
+        .map(|r| (r.cells, interpolate(budget_bits, |i| r.ratio[i])))
+        .collect();
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (first, last) = (*rows.first()?, *rows.last()?);
+    if cells <= first.0 {
+        return Some(first.1);
+    }
+    if cells >= last.0 {
+        return Some(last.1);
+    }
+    let i = rows
+        .iter()
+        .position(|r| r.0 >= cells)
+        .expect("inside the range");
+    let (a, b) = (rows[i - 1], rows[i]);
+    let t = (cells - a.0) / (b.0 - a.0);
+    Some(a.1 * (1.0 - t) + b.1 * t)
+}
+
+/// Estimated ns per element of `spec` at `budget_bits`, single-threaded, as the roofline
+/// benchmark times it (key generation and hashing included), without relocations of a
+/// saturated cuckoo filter (add [`crate::cuckoo::kicks_per_element`] × [`kick_ns`]); `None` for
+/// a structure the benchmark does not run.
+///
+/// Parameters other than the benchmarked ones scale through the limit loop: an SBF with another
+/// `P` costs its row's ratio times the limit loop with its own `K + P` cells; the ratio itself
+/// follows the cells between rows of several parameter sets ([`ratio_at_cells`]).
+pub fn ns_per_element(spec: &FilterSpec, budget_bits: u64) -> Option<f64> {
+    let cells = cells_per_element(spec, budget_bits);
+    ratio_at_cells(row_name(spec), cells, budget_bits)
+        .map(|r| r * limit_ns_per_element(budget_bits, cells))
 }
 
 /// ns per relocation of the cuckoo filter at `budget_bits` (a dependent bucket read and write).
 pub fn kick_ns(budget_bits: u64) -> f64 {
     interpolate(budget_bits, |i| KICK_NS[i])
+}
+
+/// The structure's own ns per element, the key's generation and hash excluded (the benchmark's
+/// [`FILL_NS`] subtracted from [`ns_per_element`]), on a uniform stream of `elements` elements
+/// over `universe` keys (which decide whether a cuckoo filter saturates and relocates:
+/// [`crate::cuckoo::kicks_per_element`] × [`kick_ns`]).
+///
+/// A structure or row the benchmark does not run falls back to its nominal relative cost
+/// ([`FilterSpec::cost_at`], 1.0 = a `k = 2` Bloom step) times the calibrated step of a
+/// `k = 2` Bloom filter at the same size ([`bloom_step_ns`]).
+pub fn step_ns(spec: &FilterSpec, budget_bits: u64, elements: u64, universe: u64) -> f64 {
+    let own = match ns_per_element(spec, budget_bits) {
+        Some(ns) => (ns - FILL_NS).max(0.0),
+        None => spec.cost_at(budget_bits) * bloom_step_ns(budget_bits),
+    };
+    let kicks = match spec {
+        FilterSpec::Cuckoo(p) => {
+            crate::cuckoo::kicks_per_element(p, budget_bits, elements, universe)
+                * kick_ns(budget_bits)
+        }
+        _ => 0.0,
+    };
+    own + kicks
+}
+
+/// The calibrated ns per element of a `k = 2` Bloom filter's step at `budget_bits` (the key's
+/// generation and hash excluded): the unit of [`crate::Structure::RELATIVE_COST`] for
+/// structures the benchmark does not run.
+pub fn bloom_step_ns(budget_bits: u64) -> f64 {
+    let bloom = FilterSpec::Bloom(crate::bloom::BloomParams::with_k(2));
+    let ns = ns_per_element(&bloom, budget_bits)
+        .unwrap_or_else(|| limit_ns_per_element(budget_bits, 2.0));
+    (ns - FILL_NS).max(0.0)
 }
 
 #[cfg(test)]
@@ -148,6 +261,153 @@ mod tests {
         for bits in [1 << 10, 1 << 20, 1 << 26, 1 << 30, 1 << 40] {
             assert!(limit_ns_per_element(bits, 8.0) > limit_ns_per_element(bits, 1.0));
         }
+    }
+
+    #[test]
+    fn interpolation_is_linear_in_log_bits_and_clamps_at_the_ends() {
+        let at = [1 << 20, 1 << 26, 1 << 32];
+        let v = [10.0, 40.0, 100.0];
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        // At the sizes, the values; half way in log(bits) (2^23, 2^29), the means; a quarter
+        // of the way from 2^20 to 2^26 (2^21.5 bits, rounded to whole bits: 2965820),
+        // 10 + 30/4 within rounding.
+        assert!(close(interpolate_log(1 << 20, &at, &v), 10.0));
+        assert!(close(interpolate_log(1 << 26, &at, &v), 40.0));
+        assert!(close(interpolate_log(1 << 32, &at, &v), 100.0));
+        assert!(close(interpolate_log(1 << 23, &at, &v), 25.0));
+        assert!(close(interpolate_log(1 << 29, &at, &v), 70.0));
+        assert!((interpolate_log(2_965_820, &at, &v) - 17.5).abs() < 1e-5);
+        // Outside: clamped (0 bits counts as 1).
+        assert!(close(interpolate_log(1 << 10, &at, &v), 10.0));
+        assert!(close(interpolate_log(0, &at, &v), 10.0));
+        assert!(close(interpolate_log(1 << 40, &at, &v), 100.0));
+        assert!(close(interpolate_log(u64::MAX, &at, &v), 100.0));
+    }
+
+    #[test]
+    fn the_limit_loop_and_ratios_are_read_at_the_levels() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9 * b.abs().max(1.0);
+        for (i, l) in LEVELS.iter().enumerate() {
+            assert!(close(
+                limit_ns_per_element(l.memory_bits, 6.0),
+                l.base_ns + 6.0 * l.cell_ns
+            ));
+            let bloom = RATIOS
+                .iter()
+                .find(|r| r.name == "bloom")
+                .expect("bloom row");
+            assert!(close(
+                ratio("bloom", l.memory_bits).unwrap(),
+                bloom.ratio[i]
+            ));
+        }
+        // Half way between the first two levels in log(bits): the mean of their limit loops.
+        let (a, b) = (LEVELS[0], LEVELS[1]);
+        let mid = ((a.memory_bits as f64).ln() + (b.memory_bits as f64).ln()) / 2.0;
+        let expected = (a.base_ns + 2.0 * a.cell_ns + b.base_ns + 2.0 * b.cell_ns) / 2.0;
+        assert!((limit_ns_per_element(mid.exp().round() as u64, 2.0) - expected).abs() < 1e-4);
+        assert_eq!(ratio("no_such_row", 1 << 20), None);
+    }
+
+    #[test]
+    fn an_sbf_with_another_p_scales_its_row_by_the_cells_it_touches() {
+        let l = LEVELS[0];
+        let sbf = RATIOS
+            .iter()
+            .find(|r| r.name == "sbf")
+            .expect("sbf row")
+            .ratio[0];
+        assert!(
+            !RATIOS.iter().any(|r| r.name.starts_with("sbf/")),
+            "one plain SBF row"
+        );
+        // Max 1, K 2, P 10: 12 cells at the row's ratio (benchmarked at P 4).
+        let spec = FilterSpec::Sbf(crate::sbf::SbfParams::new(1, 2, 10));
+        assert_eq!(row_name(&spec), "sbf");
+        let expected = sbf * (l.base_ns + 12.0 * l.cell_ns) - FILL_NS;
+        assert!((step_ns(&spec, l.memory_bits, 1 << 20, 1 << 20) - expected).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_ratio_follows_the_cells_between_a_structures_rows() {
+        // BSBF is benchmarked at k = 2 (4 cells) and k = 4 (8 cells).
+        let row = |name: &str| *RATIOS.iter().find(|r| r.name == name).expect("row");
+        let (k2, k4) = (row("bsbf"), row("bsbf/k4"));
+        assert_eq!((k2.cells, k4.cells), (4.0, 8.0));
+        for (i, l) in LEVELS.iter().enumerate() {
+            let at = |cells| ratio_at_cells("bsbf", cells, l.memory_bits).unwrap();
+            let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+            // k = 3: half way; a quarter of the way at 5 cells; the nearest row outside.
+            assert!(close(at(6.0), (k2.ratio[i] + k4.ratio[i]) / 2.0));
+            assert!(close(at(5.0), 0.75 * k2.ratio[i] + 0.25 * k4.ratio[i]));
+            assert!(close(at(2.0), k2.ratio[i]));
+            assert!(close(at(10.0), k4.ratio[i]));
+            // A k = 3 BSBF: that ratio times the limit loop with its 6 cells.
+            let spec = FilterSpec::Bsbf(crate::bsbf::BsbfParams { k: 3 });
+            let expected = at(6.0) * (l.base_ns + 6.0 * l.cell_ns);
+            assert!(close(
+                ns_per_element(&spec, l.memory_bits).unwrap(),
+                expected
+            ));
+        }
+        // "bsbfsd" is its own structure, not a variant of "bsbf".
+        let bsbfsd = row("bsbfsd").ratio[0];
+        assert_eq!(
+            ratio_at_cells("bsbfsd", 3.0, LEVELS[0].memory_bits),
+            Some(bsbfsd)
+        );
+        assert_eq!(ratio_at_cells("nothing", 3.0, 1 << 20), None);
+    }
+
+    #[test]
+    fn sbf_variants_have_their_own_rows() {
+        use crate::sbf::{Decrement, SbfParams};
+        let with = |max, decrement| {
+            let mut p = SbfParams::new(max, 2, 4);
+            p.decrement = decrement;
+            row_name(&FilterSpec::Sbf(p))
+        };
+        assert_eq!(with(1, Decrement::Independent), "sbf");
+        assert_eq!(with(3, Decrement::Independent), "sbf_qht");
+        assert_eq!(with(1, Decrement::Adjacent), "sbf_adjacent");
+        assert_eq!(with(3, Decrement::Adjacent), "sbf_adjacent_max3");
+        let bloom = FilterSpec::Bloom(crate::bloom::BloomParams::with_k(2));
+        assert_eq!(row_name(&bloom), "bloom");
+    }
+
+    #[test]
+    fn a_structure_without_a_row_costs_its_nominal_cost_in_bloom_steps() {
+        let exact = FilterSpec::Exact(crate::exact::ExactParams {});
+        assert_eq!(ratio(row_name(&exact), 1 << 20), None);
+        assert_eq!(ns_per_element(&exact, 1 << 20), None);
+        for (i, l) in LEVELS.iter().enumerate() {
+            let bloom = RATIOS
+                .iter()
+                .find(|r| r.name == "bloom")
+                .expect("bloom row")
+                .ratio[i];
+            let unit = (bloom * (l.base_ns + 2.0 * l.cell_ns) - FILL_NS).max(0.0);
+            assert!((bloom_step_ns(l.memory_bits) - unit).abs() < 1e-9);
+            // `Exact::RELATIVE_COST` is 4 Bloom steps.
+            let got = step_ns(&exact, l.memory_bits, 1 << 20, 1 << 20);
+            assert!((got - 4.0 * unit).abs() < 1e-9, "{got} vs 4 × {unit}");
+        }
+    }
+
+    #[test]
+    fn a_cuckoo_filter_pays_relocations_only_once_saturated() {
+        let p = crate::cuckoo::CuckooParams::default();
+        let spec = FilterSpec::Cuckoo(p.clone());
+        let bits = LEVELS[0].memory_bits;
+        let own = ns_per_element(&spec, bits).expect("cuckoo row") - FILL_NS;
+        // 1000 keys never fill 1 Mbit of 3-bit fingerprints: no relocations.
+        assert!((step_ns(&spec, bits, 1 << 22, 1000) - own).abs() < 1e-9);
+        // A universe of 4 × its buckets over 2^22 elements saturates it.
+        let buckets = crate::cuckoo::buckets_for(bits, &p).unwrap();
+        let kicks = crate::cuckoo::kicks_per_element(&p, bits, 1 << 22, 4 * buckets);
+        assert!(kicks > 100.0, "{kicks}");
+        let expected = own + kicks * KICK_NS[0];
+        assert!((step_ns(&spec, bits, 1 << 22, 4 * buckets) - expected).abs() < 1e-6);
     }
 
     #[test]

@@ -554,6 +554,21 @@ impl GroundTruth {
         plan(spec).oracle
     }
 
+    /// Bytes of the oracle [`compute`](Self::compute) would use for `spec`: the bitmap of the
+    /// universe, or the hash set pre-sized to the distinct-key bound (for a replay without
+    /// `limit`, sized to the length guessed from the file, at its final size).
+    pub fn oracle_bytes_estimate(spec: &StreamSpec) -> u64 {
+        let p = plan(spec);
+        match p.oracle {
+            Oracle::Bitmap => p.universe.unwrap_or(0).div_ceil(64) * 8,
+            Oracle::HashSet => table_bytes(
+                p.distinct_bound
+                    .unwrap_or_else(|| p.len_hint.unwrap_or_else(|| replay_len_estimate(spec))),
+                8,
+            ),
+        }
+    }
+
     /// Estimated peak heap bytes of [`compute`](Self::compute) for `spec` (labels, oracle,
     /// gap-sampling table at its largest, buffers). For a replay without `limit` the length is
     /// guessed from the file size (16 bytes a line, gzip 8× compression) and the hash set's
@@ -562,12 +577,9 @@ impl GroundTruth {
         let p = plan(spec);
         let n = p.len_hint.unwrap_or_else(|| replay_len_estimate(spec));
         let labels = n.div_ceil(64) * 8;
-        let oracle = match p.oracle {
-            Oracle::Bitmap => p.universe.unwrap_or(0).div_ceil(64) * 8,
-            Oracle::HashSet => match p.distinct_bound {
-                Some(d) => table_bytes(d, 8),
-                None => table_bytes(n, 8) * 3 / 2,
-            },
+        let oracle = match (p.oracle, p.distinct_bound) {
+            (Oracle::HashSet, None) => table_bytes(n, 8) * 3 / 2,
+            _ => Self::oracle_bytes_estimate(spec),
         };
         let bound = p.distinct_bound.unwrap_or(n);
         let gaps = table_bytes(bound.min(GAP_TABLE_CAP as u64), 16);

@@ -8,6 +8,7 @@ pub mod truth;
 
 pub use progress::Progress;
 
+use crate::plan::cost::cell_secs;
 use crate::plan::validate::streams::{MIN_DUPLICATES_PER_CHECKPOINT, expected_duplicates};
 use crate::plan::{Cell, Experiment};
 use crate::record::{CellState, CellTiming, ResultsDir, StreamRow};
@@ -100,9 +101,8 @@ fn run_cells(
     progress: &Progress,
 ) -> Result<Vec<CellTiming>> {
     todo.sort_by(|a, b| {
-        b.filter
-            .relative_cost(b.memory_bits)
-            .total_cmp(&a.filter.relative_cost(a.memory_bits))
+        cell_secs(exp, b)
+            .total_cmp(&cell_secs(exp, a))
             .then(b.memory_bits.cmp(&a.memory_bits))
     });
     // FIFO spawning hands the cells out longest first, one at a time (a parallel iterator

@@ -2,34 +2,56 @@
 //! `dupstream run` prints it, `dupstream estimate` sums it, the shard split balances by it and
 //! Slurm requests memory by it.
 //!
-//! **Time**, single-threaded on an idle machine, per element:
-//! - a cell: the runner's own work (generation, hashing, scoring: [`RUNNER_NS`]) plus the
-//!   structure's relative cost ([`StructureSpec::relative_cost`](crate::plan::StructureSpec),
-//!   1.0 ≈ a k=2 Bloom step) times [`CACHED_NS`] while its state fits in cache (≤
-//!   [`CACHE_BITS`]) or [`DRAM_NS`] beyond, where every probe is a DRAM miss;
-//! - a stream's ground truth: [`TRUTH_NS`].
+//! **Time**, single-threaded CPU time, per element, from measurements on the machine (a loaded
+//! machine's wall time is longer by its load):
+//! - a cell: the runner's own loop on the stream's kind ([`StreamCost::cell_ns`]: generate the
+//!   key, hash it, score the verdict against the labels; a window's second scoring
+//!   [`WINDOW_CELL_NS`]) plus the structure's step
+//!   ([`StructureSpec::step_ns`](crate::plan::StructureSpec): the filters crate's roofline
+//!   calibration, `dupstream_filters::calibration`, at the cell's memory size, interpolated in
+//!   `log(bits)`; relocations of a saturated cuckoo filter included);
+//! - a stream's ground truth: generating the stream ([`StreamCost::generate_ns`]) plus its
+//!   oracle's labelling at the oracle's size ([`oracle_ns`]: [`BITMAP`] or [`HASH_SET`],
+//!   interpolated in `log(bits)` between the sizes measured); a windowed truth generates the
+//!   stream again and adds [`WINDOW_TRUTH_NS`].
 //!
-//! Calibrated on the `dupstream-filters` benchmark (BSBF family ≈ 26 ns, SBF ≈ 93 ns at
-//! 512 MB). A replay declares no length: cells and ground truth alike count it as
-//! [`UNKNOWN_LEN`] elements.
+//! The stream and truth figures come from `benches/calibrate.rs` (`just calibrate`, which
+//! rewrites `calibration_table.rs` beside this file), the structures' from the filters crate's
+//! `just roofline`; both tables name the machine and its load average. A stream kind the table
+//! lacks is costed as `uniform`. A replay declares no length: cells and ground truth alike
+//! count it as [`UNKNOWN_LEN`] elements.
 //!
 //! **Memory**: the ground truth of the largest stream, plus `threads` of the largest
 //! structures on it, plus batch buffers.
 
 use crate::plan::{Cell, Experiment};
-use dupstream_streams::{GroundTruth, StreamSpec, WindowTruth};
+use dupstream_streams::{GroundTruth, Oracle, StreamSpec, WindowTruth};
 use std::collections::BTreeSet;
 
-/// Runner work per element (ns): generation, hashing, scoring.
-pub const RUNNER_NS: f64 = 8.0;
-/// Per unit of relative cost (ns), while the structure fits in cache.
-pub const CACHED_NS: f64 = 6.0;
-/// Per unit of relative cost (ns), beyond the cache.
-pub const DRAM_NS: f64 = 30.0;
-/// Structures up to this many bits count as cached (8 MiB).
-pub const CACHE_BITS: u64 = 8 << 23;
-/// Ground-truth labelling per element (ns).
-pub const TRUTH_NS: f64 = 10.0;
+/// What a stream kind costs per element, single-threaded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StreamCost {
+    /// The kind's name (`StreamSpec::kind`).
+    pub kind: &'static str,
+    /// ns per element of generating (or reading) the keys alone.
+    pub generate_ns: f64,
+    /// ns per element of a cell's loop with a structure that does nothing: generate, hash,
+    /// score against the labels.
+    pub cell_ns: f64,
+}
+
+/// What a ground-truth oracle adds per element to generating the stream, measured at three
+/// oracle sizes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OracleCost {
+    /// The oracle's sizes in bits, increasing.
+    pub bits: [u64; 3],
+    /// ns per element at those sizes.
+    pub ns: [f64; 3],
+}
+
+include!("calibration_table.rs");
+
 /// Length assumed for streams that do not declare one (replays).
 pub const UNKNOWN_LEN: u64 = 1 << 24;
 /// Elements handled per batch by a cell (its buffers are part of the memory estimate).
@@ -40,23 +62,63 @@ pub fn stream_len(spec: &StreamSpec) -> u64 {
     spec.declared_len().unwrap_or(UNKNOWN_LEN)
 }
 
+/// The calibrated cost of `spec`'s kind; `uniform`'s for a kind the table lacks.
+pub fn stream_cost(spec: &StreamSpec) -> StreamCost {
+    stream_cost_in(STREAMS, spec.kind())
+}
+
+fn stream_cost_in(table: &[StreamCost], kind: &str) -> StreamCost {
+    let find = |kind: &str| table.iter().find(|s| s.kind == kind);
+    *find(kind)
+        .or_else(|| find("uniform"))
+        .expect("the calibration table has a uniform row")
+}
+
+/// ns per element the ground truth's oracle adds to generating the stream: the bitmap's or the
+/// hash set's labelling ([`BITMAP`], [`HASH_SET`]) at the oracle's size in bits (the
+/// universe for the bitmap, the pre-sized table for the hash set).
+pub fn oracle_ns(spec: &StreamSpec) -> f64 {
+    let bits = GroundTruth::oracle_bytes_estimate(spec).saturating_mul(8);
+    let cost = match GroundTruth::planned_oracle(spec) {
+        Oracle::Bitmap => BITMAP,
+        Oracle::HashSet => HASH_SET,
+    };
+    dupstream_filters::calibration::interpolate_log(bits, &cost.bits, &cost.ns)
+}
+
+/// The universe a stream's cells are costed on (a saturating cuckoo filter's relocations
+/// depend on it): the declared universe, else the stream's length (every key new).
+fn costed_universe(spec: &StreamSpec) -> u64 {
+    spec.universe().unwrap_or_else(|| stream_len(spec))
+}
+
 /// Estimated single-thread seconds of one cell.
 pub fn cell_secs(exp: &Experiment, cell: &Cell) -> f64 {
-    let n = stream_len(&exp.streams[cell.stream].spec) as f64;
-    let per_cost = if cell.memory_bits > CACHE_BITS {
-        DRAM_NS
-    } else {
-        CACHED_NS
-    };
-    n * (RUNNER_NS + per_cost * cell.filter.relative_cost(cell.memory_bits)) * 1e-9
+    let spec = &exp.streams[cell.stream].spec;
+    let n = stream_len(spec);
+    let runner = stream_cost(spec).cell_ns
+        + if exp.window.is_some() {
+            WINDOW_CELL_NS
+        } else {
+            0.0
+        };
+    let step = cell
+        .filter
+        .step_ns(cell.memory_bits, n, costed_universe(spec));
+    n as f64 * (runner + step) * 1e-9
 }
 
 /// Estimated seconds of a stream's ground truth, paid once by every run (or shard) with cells
 /// on it.
 pub fn truth_secs(exp: &Experiment, stream: usize) -> f64 {
-    // A windowed truth (`[metrics] window`) is a second labelling pass of the same kind.
-    let passes = if exp.window.is_some() { 2.0 } else { 1.0 };
-    passes * stream_len(&exp.streams[stream].spec) as f64 * TRUTH_NS * 1e-9
+    let spec = &exp.streams[stream].spec;
+    let generate = stream_cost(spec).generate_ns;
+    let mut ns = generate + oracle_ns(spec);
+    if exp.window.is_some() {
+        // A second pass over the stream with the windowed oracle.
+        ns += generate + WINDOW_TRUTH_NS;
+    }
+    stream_len(spec) as f64 * ns * 1e-9
 }
 
 /// Estimated single-thread seconds of a set of cells, ground truths included.
@@ -69,11 +131,26 @@ pub fn cells_secs(exp: &Experiment, cells: &[usize]) -> f64 {
         + streams.iter().map(|&s| truth_secs(exp, s)).sum::<f64>()
 }
 
-/// The estimated wall time of a run on `threads` threads: its cells' time shared by the
-/// threads (at most one thread per cell), ground truths included.
+/// The estimated time of a run on `threads` threads, as [`crate::execute`] runs it: stream by
+/// stream, the ground truth, then the stream's cells shared by the threads (never less than
+/// its longest cell).
 pub fn run_secs(exp: &Experiment, threads: usize) -> f64 {
-    let all: Vec<usize> = exp.cells.iter().map(|c| c.index).collect();
-    cells_secs(exp, &all) / threads.min(all.len()).max(1) as f64
+    let threads = threads.max(1) as f64;
+    (0..exp.streams.len())
+        .map(|s| {
+            let cells: Vec<f64> = exp
+                .cells
+                .iter()
+                .filter(|c| c.stream == s)
+                .map(|c| cell_secs(exp, c))
+                .collect();
+            if cells.is_empty() {
+                return 0.0;
+            }
+            let longest = cells.iter().copied().fold(0.0, f64::max);
+            truth_secs(exp, s) + (cells.iter().sum::<f64>() / threads).max(longest)
+        })
+        .sum()
 }
 
 /// Whether some stream of the experiment is costed at the assumed [`UNKNOWN_LEN`].
@@ -124,31 +201,124 @@ fn distinct_hint(spec: &StreamSpec) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dupstream_filters::calibration::{FILL_NS, LEVELS, RATIOS, interpolate_log};
     use std::path::Path;
 
-    fn exp(stream: &str) -> Experiment {
+    fn exp_with(stream: &str, extra: &str) -> Experiment {
         let text = format!(
-            "name = \"c\"\ndescription = \"d\"\n[stream]\n{stream}\n[grid]\nmemory = [\"1KB\", \"64MB\"]\n[[algorithm]]\nname = \"bloom\"\nk = 2\n"
+            "name = \"c\"\ndescription = \"d\"\n[stream]\n{stream}\n[grid]\nmemory = [\"1KB\", \"64MB\"]\n[[algorithm]]\nname = \"bloom\"\nk = 2\n{extra}"
         );
         crate::plan::parse(Path::new("c.toml"), &text, None).unwrap()
     }
 
+    fn exp(stream: &str) -> Experiment {
+        exp_with(stream, "")
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1e-9)
+    }
+
+    /// A k=2 Bloom filter's step by hand from the filters crate's table: `ratio × (base +
+    /// 2 cells) − FILL_NS`, each of ratio and limit loop interpolated between two levels at
+    /// fraction `t` of the way in `log(bits)`.
+    fn bloom_by_hand(level: usize, t: f64) -> f64 {
+        let r = RATIOS.iter().find(|r| r.0 == "bloom").unwrap().1;
+        let lim = |i: usize| LEVELS[i].base_ns + 2.0 * LEVELS[i].cell_ns;
+        let next = (level + 1).min(LEVELS.len() - 1);
+        let ratio = r[level] * (1.0 - t) + r[next] * t;
+        let limit = lim(level) * (1.0 - t) + lim(next) * t;
+        ratio * limit - FILL_NS
+    }
+
     #[test]
-    fn cells_cost_by_length_memory_and_structure() {
+    fn cells_cost_their_stream_kind_plus_the_calibrated_step() {
         let e = exp("kind = \"uniform\"\nn = 1_000_000\ndistinct_fraction = 0.5");
+        let runner = stream_cost(&e.streams[0].spec).cell_ns;
+        assert_eq!(stream_cost(&e.streams[0].spec).kind, "uniform");
+        // 1 KB (8192 bits) lies below the first level (1 Mbit): that level's figures.
         let small = cell_secs(&e, &e.cells[0]);
+        assert!(close(small, 1e6 * (runner + bloom_by_hand(0, 0.0)) * 1e-9));
+        // 64 MB = 2^29 bits, half way from 8 MiB (2^26) to 512 MB (2^32) in log(bits).
+        assert_eq!(LEVELS[1].memory_bits, 1 << 26);
+        assert_eq!(LEVELS[2].memory_bits, 1 << 32);
         let large = cell_secs(&e, &e.cells[1]);
-        assert!((small - 1e6 * (RUNNER_NS + CACHED_NS) * 1e-9).abs() < 1e-12);
-        assert!((large - 1e6 * (RUNNER_NS + DRAM_NS) * 1e-9).abs() < 1e-12);
-        assert!((truth_secs(&e, 0) - 1e6 * TRUTH_NS * 1e-9).abs() < 1e-12);
+        assert!(close(large, 1e6 * (runner + bloom_by_hand(1, 0.5)) * 1e-9));
         let total = cells_secs(&e, &[0, 1]);
-        assert!((total - (small + large + truth_secs(&e, 0))).abs() < 1e-12);
-        assert!((run_secs(&e, 2) - total / 2.0).abs() < 1e-12);
-        assert!(
-            (run_secs(&e, 64) - total / 2.0).abs() < 1e-12,
-            "one thread per cell"
-        );
+        assert!(close(total, small + large + truth_secs(&e, 0)));
         assert!(!has_unknown_len(&e));
+    }
+
+    #[test]
+    fn a_run_is_its_truths_then_each_streams_cells_shared_by_the_threads() {
+        let e = exp("kind = \"uniform\"\nn = 1_000_000\ndistinct_fraction = 0.5");
+        let (small, large) = (cell_secs(&e, &e.cells[0]), cell_secs(&e, &e.cells[1]));
+        let truth = truth_secs(&e, 0);
+        assert!(close(run_secs(&e, 1), truth + small + large));
+        // Two threads: never less than the longest cell.
+        let two = truth + ((small + large) / 2.0).max(small.max(large));
+        assert!(close(run_secs(&e, 2), two));
+        assert!(close(run_secs(&e, 64), two), "one thread per cell");
+    }
+
+    #[test]
+    fn the_truth_is_generating_plus_the_oracle_at_its_size() {
+        // A universe of exactly the bitmap's middle size: its figure, no interpolation.
+        let u = BITMAP.bits[1];
+        let e = exp(&format!(
+            "kind = \"uniform\"\nn = 1_000_000\nuniverse = {u}"
+        ));
+        let spec = &e.streams[0].spec;
+        assert_eq!(GroundTruth::planned_oracle(spec), Oracle::Bitmap);
+        assert!(close(oracle_ns(spec), BITMAP.ns[1]));
+        let generate = stream_cost(spec).generate_ns;
+        assert!(close(
+            truth_secs(&e, 0),
+            1e6 * (generate + BITMAP.ns[1]) * 1e-9
+        ));
+        // Deng & Rafiei's streams declare no universe: a hash set pre-sized to the length,
+        // 14336 keys = 2^14 buckets of 9 bytes plus 16 = 1179776 bits.
+        let e = exp("kind = \"deng_poisson\"\nn = 14336\nlambda = 0.1\nu = 1000.0");
+        let spec = &e.streams[0].spec;
+        assert_eq!(GroundTruth::planned_oracle(spec), Oracle::HashSet);
+        assert_eq!(GroundTruth::oracle_bytes_estimate(spec) * 8, 1_179_776);
+        let by_hand = interpolate_log(1_179_776, &HASH_SET.bits, &HASH_SET.ns);
+        assert!(close(oracle_ns(spec), by_hand));
+        assert_eq!(stream_cost(spec).kind, "deng_poisson");
+    }
+
+    #[test]
+    fn a_window_adds_a_second_truth_pass_and_a_second_scoring() {
+        let stream = "kind = \"uniform\"\nn = 1_000_000\ndistinct_fraction = 0.5";
+        let plain = exp(stream);
+        let windowed = exp_with(stream, "[metrics]\nwindow = 1000\n");
+        let generate = stream_cost(&plain.streams[0].spec).generate_ns;
+        assert!(close(
+            truth_secs(&windowed, 0),
+            truth_secs(&plain, 0) + 1e6 * (generate + WINDOW_TRUTH_NS) * 1e-9
+        ));
+        assert!(close(
+            cell_secs(&windowed, &windowed.cells[0]),
+            cell_secs(&plain, &plain.cells[0]) + 1e6 * WINDOW_CELL_NS * 1e-9
+        ));
+    }
+
+    #[test]
+    fn a_kind_the_table_lacks_costs_as_uniform() {
+        let table = [
+            StreamCost {
+                kind: "uniform",
+                generate_ns: 1.0,
+                cell_ns: 4.0,
+            },
+            StreamCost {
+                kind: "zipf",
+                generate_ns: 20.0,
+                cell_ns: 25.0,
+            },
+        ];
+        assert_eq!(stream_cost_in(&table, "zipf"), table[1]);
+        assert_eq!(stream_cost_in(&table, "shuffled"), table[0]);
     }
 
     #[test]
@@ -159,11 +329,19 @@ mod tests {
             "kind = \"replay\"\nformat = \"lines\"\npath = {:?}",
             file.display().to_string()
         ));
+        let spec = e.streams[0].spec.clone();
+        let oracle = oracle_ns(&spec);
         let _ = std::fs::remove_file(&file);
         assert!(has_unknown_len(&e));
         let n = UNKNOWN_LEN as f64;
-        assert!((cell_secs(&e, &e.cells[0]) - n * (RUNNER_NS + CACHED_NS) * 1e-9).abs() < 1e-9);
-        assert!((truth_secs(&e, 0) - n * TRUTH_NS * 1e-9).abs() < 1e-9);
+        let cost = stream_cost(&spec);
+        assert_eq!(cost.kind, "replay");
+        let cell = n * (cost.cell_ns + bloom_by_hand(0, 0.0)) * 1e-9;
+        assert!(close(cell_secs(&e, &e.cells[0]), cell));
+        assert!(close(
+            truth_secs(&e, 0),
+            n * (cost.generate_ns + oracle) * 1e-9
+        ));
     }
 
     #[test]

@@ -37,9 +37,19 @@ pub trait StructureSpec: Send + Sync + fmt::Debug {
     /// The bits the structure would use within `budget_bits`, without allocating; also
     /// validates the parameters.
     fn memory_bits_for(&self, budget_bits: u64) -> Result<u64, String>;
-    /// Work per element relative to a k=2 Bloom-filter step, at `budget_bits` (the structure's
-    /// factor in [`crate::plan::cost`]).
+    /// Work per element relative to a k=2 Bloom-filter step, at `budget_bits` (what
+    /// [`step_ns`](Self::step_ns) scales when nothing better is known).
     fn relative_cost(&self, budget_bits: u64) -> f64;
+    /// Estimated ns per element of the structure's own work (the key's generation and hash
+    /// excluded) at `budget_bits`, single-threaded, on a stream of `elements` elements over
+    /// `universe` keys: what [`crate::plan::cost`] adds per element of a cell. The default is
+    /// [`relative_cost`](Self::relative_cost) times the calibrated step of a k=2 Bloom filter
+    /// of that size; the built-in structures use the roofline calibration
+    /// (`dupstream_filters::calibration::step_ns`).
+    fn step_ns(&self, budget_bits: u64, elements: u64, universe: u64) -> f64 {
+        let _ = (elements, universe);
+        self.relative_cost(budget_bits) * dupstream_filters::calibration::bloom_step_ns(budget_bits)
+    }
     /// Estimated heap bytes of the built structure, for the memory check.
     fn heap_bytes_estimate(&self, budget_bits: u64, distinct_hint: u64) -> u64 {
         let _ = distinct_hint;
@@ -59,6 +69,9 @@ impl StructureSpec for FilterSpec {
     }
     fn relative_cost(&self, budget_bits: u64) -> f64 {
         self.cost_at(budget_bits)
+    }
+    fn step_ns(&self, budget_bits: u64, elements: u64, universe: u64) -> f64 {
+        dupstream_filters::calibration::step_ns(self, budget_bits, elements, universe)
     }
     fn heap_bytes_estimate(&self, budget_bits: u64, distinct_hint: u64) -> u64 {
         FilterSpec::heap_bytes_estimate(self, budget_bits, distinct_hint)
@@ -306,6 +319,11 @@ mod tests {
         let twin = reg.parse(table("name = \"twin\"\nk = 3")).unwrap();
         assert_eq!(twin.name(), "twin");
         assert_eq!(twin.relative_cost(1 << 20), 2.5);
+        // Priced as 2.5 calibrated Bloom steps; the built-in one by its calibrated row.
+        let unit = dupstream_filters::calibration::bloom_step_ns(1 << 20);
+        assert!((twin.step_ns(1 << 20, 1000, 1000) - 2.5 * unit).abs() < 1e-9);
+        let bloom = reg.parse(table("name = \"bloom\"\nk = 2")).unwrap();
+        assert!((bloom.step_ns(1 << 20, 1000, 1000) - unit).abs() < 1e-9);
         assert_eq!(twin.memory_bits_for(1 << 20).unwrap(), 1 << 20);
         let f = twin.build(1 << 20, 7).unwrap();
         assert_eq!(f.memory_bits(), 1 << 20);
