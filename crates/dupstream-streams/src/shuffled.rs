@@ -104,7 +104,13 @@ mod tests {
 
     #[test]
     fn length_and_distinct_count_are_exact() {
-        for (n, d) in [(1, 1), (10, 10), (10_000, 1), (100_000, 60_000), (12_345, 777)] {
+        for (n, d) in [
+            (1, 1),
+            (10, 10),
+            (10_000, 1),
+            (100_000, 60_000),
+            (12_345, 777),
+        ] {
             let keys = drain(ShuffledStream::new(n, d, 5));
             assert_eq!(keys.len() as u64, n);
             let mut seen = vec![false; d as usize];

@@ -431,7 +431,9 @@ impl StreamSpec {
                 Box::new(UniformStream::new(n, u, seed))
             }
             Self::Shuffled { n, seed, .. } => {
-                let d = self.universe().expect("a shuffled stream has its distinct count");
+                let d = self
+                    .universe()
+                    .expect("a shuffled stream has its distinct count");
                 Box::new(ShuffledStream::new(n, d, seed))
             }
             Self::Zipf {
