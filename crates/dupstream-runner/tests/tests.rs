@@ -8,6 +8,8 @@ mod cli;
 mod custom;
 mod deps;
 mod golden;
+mod outputs;
 mod readme;
+mod schema;
 mod shard;
 mod window;
