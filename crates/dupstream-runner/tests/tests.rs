@@ -9,5 +9,6 @@ mod custom;
 mod deps;
 mod golden;
 mod readme;
+mod report;
 mod shard;
 mod window;

@@ -8,6 +8,7 @@ mod estimate;
 mod list;
 mod merge;
 mod plot;
+mod report;
 mod run;
 mod slurm;
 mod theory;
@@ -34,6 +35,7 @@ Examples:
       Deng & Rafiei Fig. 1 (FN rate vs K) from the paper's equations
   dupstream compare results/bera-journal-table7/<date>-<rev>-scale64
   dupstream plot results/bera-journal-table7/<date>-<rev>-scale64
+  dupstream report results                  static HTML pages over every results directory
   dupstream run my.toml --shard 0/4 --out parts/0   one of 4 shards (see `dupstream merge --help`)
   dupstream slurm my.toml --shards 16 --partition short --submit
 
@@ -79,6 +81,10 @@ enum Command {
     /// Time per element of each structure in a results directory, beside the paper's
     /// (QHT paper Table 3); writes timing.csv/.md and prints it.
     Timing(timing::TimingArgs),
+    /// Write static HTML pages: index.html in a results directory (table, charts, manifest,
+    /// links to the CSVs), or in every results directory under a root plus an index over them.
+    #[command(after_help = report::REPORT_EXAMPLES)]
+    Report(report::ReportArgs),
 }
 
 /// The `dupstream` command with the built-in structures.
@@ -129,6 +135,7 @@ fn dispatch(command: Command, registry: &Registry) -> Result<()> {
         Command::Theory(args) => theory::run(args),
         Command::Estimate(args) => estimate::run(args, registry),
         Command::Timing(args) => timing::run(args, registry),
+        Command::Report(args) => report::run(args, registry),
     }
 }
 

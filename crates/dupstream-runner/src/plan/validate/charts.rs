@@ -2,11 +2,14 @@
 //! drawn from the experiment's series is refused before the run.
 
 use crate::plan::error::{ConfigError, Source};
-use crate::plan::schema::{ChartKind, DerivedKind, DerivedSpec, RawOutput, TableLayout};
+use crate::plan::schema::{ChartKind, ChartSpec, DerivedKind, DerivedSpec, RawOutput, TableLayout};
 
 /// The charts drawn when `[output] charts` is not given.
-pub fn default_charts() -> Vec<ChartKind> {
-    vec![ChartKind::RatesVsLength, ChartKind::RatesVsMemory]
+pub fn default_charts() -> Vec<ChartSpec> {
+    vec![
+        ChartKind::RatesVsLength.into(),
+        ChartKind::RatesVsMemory.into(),
+    ]
 }
 
 /// The table layout (default: memory in rows, structures in columns) and the charts.
@@ -14,10 +17,10 @@ pub fn resolve(
     src: Source<'_>,
     output: RawOutput,
     derived: &[DerivedSpec],
-) -> Result<(TableLayout, Vec<ChartKind>), ConfigError> {
+) -> Result<(TableLayout, Vec<ChartSpec>), ConfigError> {
     let charts = output.charts.unwrap_or_else(default_charts);
     for chart in &charts {
-        match chart {
+        match &chart.kind {
             ChartKind::RatesVsParam(p) if p.trim().is_empty() => {
                 return Err(src.at_table_key(
                     "output",
@@ -40,11 +43,34 @@ pub fn resolve(
     Ok((output.table.unwrap_or_default(), charts))
 }
 
+/// A Pareto chart of a windowed error needs `[metrics] window`.
+pub fn check_window(
+    src: Source<'_>,
+    charts: &[ChartSpec],
+    window: bool,
+) -> Result<(), ConfigError> {
+    use crate::plan::schema::ErrorMetric as E;
+    let windowed = charts.iter().any(|c| {
+        matches!(
+            c.error,
+            Some(E::WindowFpr) | Some(E::WindowFnr) | Some(E::WindowSum)
+        )
+    });
+    if windowed && !window {
+        return Err(src.at_table_key(
+            "output",
+            "charts",
+            "pareto: a windowed error (w_…) needs [metrics] window",
+        ));
+    }
+    Ok(())
+}
+
 /// A `rates_vs_param` chart must name something the rows will have: `memory`, `n`, a key of
 /// the stream or a key of some `[[algorithm]]` table.
 pub fn check_params(
     src: Source<'_>,
-    charts: &[ChartKind],
+    charts: &[ChartSpec],
     stream: &toml::Spanned<toml::Table>,
     algorithms: &[toml::Spanned<toml::Table>],
 ) -> Result<(), ConfigError> {
@@ -59,7 +85,7 @@ pub fn check_params(
         );
     }
     for chart in charts {
-        if let ChartKind::RatesVsParam(p) = chart {
+        if let ChartKind::RatesVsParam(p) = &chart.kind {
             if !known.contains(&p.as_str()) {
                 known.sort_unstable();
                 known.dedup();
@@ -98,7 +124,7 @@ mod tests {
         assert_eq!(charts, default_charts());
         let out = |c: ChartKind| RawOutput {
             table: None,
-            charts: Some(vec![c]),
+            charts: Some(vec![c.into()]),
         };
         let e = resolve(src, out(ChartKind::FnDifference), &[]).unwrap_err();
         assert_eq!((e.key.as_deref(), e.line), (Some("charts"), Some(2)));

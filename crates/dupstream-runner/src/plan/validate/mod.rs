@@ -50,6 +50,7 @@ fn validate(
     let reference = reference::resolve(src, raw.reference.as_ref())?;
     let (table, charts) = charts::resolve(src, raw.output, &raw.derived)?;
     charts::check_params(src, &charts, &raw.stream, &raw.algorithm)?;
+    charts::check_window(src, &charts, window.is_some())?;
     let mut warnings = Vec::new();
     if let Some(seeds) = &raw.grid.seeds {
         let mut seen = std::collections::BTreeSet::new();
