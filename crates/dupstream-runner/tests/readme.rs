@@ -104,7 +104,7 @@ fn every_dupstream_subcommand_and_flag_the_readme_uses_exists() {
         assert!(
             [
                 "run", "list", "plot", "compare", "merge", "slurm", "check", "estimate", "theory",
-                "timing"
+                "timing", "report"
             ]
             .contains(&sub),
             "README uses unknown subcommand {sub}"

@@ -35,7 +35,14 @@ pub fn run(args: ReportArgs, registry: &Registry) -> Result<()> {
             html::results_dirs(&args.path)?
         };
         for d in dirs {
-            report::redraw(&ResultsDir::existing(&d), registry)?;
+            // A directory that cannot be re-drawn (say, a replay whose data is not here)
+            // keeps its charts; the page is written all the same.
+            if let Err(e) = report::redraw(&ResultsDir::existing(&d), registry) {
+                eprintln!(
+                    "dupstream: warning: {}: charts not re-drawn: {e:#}",
+                    d.display()
+                );
+            }
         }
     }
     if single {

@@ -178,16 +178,16 @@ impl ChartKind {
         }
     }
 
-    /// Every kind named by a plain string.
-    pub const NAMES: [&'static str; 8] = [
-        "rates_vs_length",
-        "rates_vs_memory",
-        "rates_vs_k",
-        "occupancy_vs_length",
-        "ones_difference",
-        "fn_difference",
-        "load_vs_length",
-        "pareto",
+    /// Every kind named by a plain string (all but `rates_vs_param`).
+    pub const PLAIN: [ChartKind; 8] = [
+        ChartKind::RatesVsLength,
+        ChartKind::RatesVsMemory,
+        ChartKind::RatesVsK,
+        ChartKind::OccupancyVsLength,
+        ChartKind::OnesDifference,
+        ChartKind::FnDifference,
+        ChartKind::LoadVsLength,
+        ChartKind::Pareto,
     ];
 }
 
@@ -320,23 +320,17 @@ impl ChartSpec {
     }
 
     fn kind_named(s: &str) -> Result<ChartKind, String> {
-        let kinds = [
-            ChartKind::RatesVsLength,
-            ChartKind::RatesVsMemory,
-            ChartKind::RatesVsK,
-            ChartKind::OccupancyVsLength,
-            ChartKind::OnesDifference,
-            ChartKind::FnDifference,
-            ChartKind::LoadVsLength,
-            ChartKind::Pareto,
-        ];
-        match ChartKind::NAMES.iter().position(|n| *n == s) {
-            Some(i) => Ok(kinds[i].clone()),
-            None => Err(format!(
-                "unknown chart `{s}` (known: {}, {{ rates_vs_param = \"parameter\" }})",
-                ChartKind::NAMES.join(", ")
-            )),
-        }
+        ChartKind::PLAIN
+            .iter()
+            .find(|k| k.as_str() == s)
+            .cloned()
+            .ok_or_else(|| {
+                let names: Vec<&str> = ChartKind::PLAIN.iter().map(ChartKind::as_str).collect();
+                format!(
+                    "unknown chart `{s}` (known: {}, {{ rates_vs_param = \"parameter\" }})",
+                    names.join(", ")
+                )
+            })
     }
 }
 

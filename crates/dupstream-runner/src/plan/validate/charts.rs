@@ -137,4 +137,55 @@ mod tests {
         assert!(resolve(src, out(ChartKind::FnDifference), &[diff]).is_ok());
         assert!(resolve(src, out(ChartKind::RatesVsParam(" ".into())), &[]).is_err());
     }
+
+    #[test]
+    fn chart_entries_with_options() {
+        use crate::plan::schema::ErrorMetric;
+        let parse = |t: &str| -> Result<Vec<ChartSpec>, String> {
+            #[derive(serde::Deserialize)]
+            struct C {
+                charts: Vec<ChartSpec>,
+            }
+            toml::from_str::<C>(&format!("charts = {t}"))
+                .map(|c| c.charts)
+                .map_err(|e| e.to_string())
+        };
+        let c = parse(
+            r#"["rates_vs_length", { chart = "rates_vs_memory", log_y = false },
+               { rates_vs_param = "s", x_pow2 = true, x_label = "S" }, { chart = "pareto", error = "fnr" }]"#,
+        )
+        .unwrap();
+        assert_eq!(c[0], ChartKind::RatesVsLength.into());
+        assert_eq!(
+            (&c[1].kind, c[1].log_y),
+            (&ChartKind::RatesVsMemory, Some(false))
+        );
+        assert_eq!(c[2].kind, ChartKind::RatesVsParam("s".into()));
+        assert!(c[2].x_pow2 && c[2].x_label.as_deref() == Some("S"));
+        assert_eq!(c[3].error, Some(ErrorMetric::Fnr));
+        for (bad, why) in [
+            (r#"["rates_vs_lenght"]"#, "unknown chart `rates_vs_lenght`"),
+            (
+                r#"[{ chart = "pareto", logy = true }]"#,
+                "unknown chart option `logy`",
+            ),
+            (
+                r#"[{ chart = "rates_vs_k", error = "fnr" }]"#,
+                "pareto only",
+            ),
+            (
+                r#"[{ chart = "rates_vs_k", x_pow2 = true }]"#,
+                "rates_vs_param only",
+            ),
+            (
+                r#"[{ chart = "pareto", error = "e" }]"#,
+                "unknown error `e`",
+            ),
+            (r#"[{ log_y = true }]"#, "needs `chart"),
+            ("[3]", "a name or a table"),
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
 }

@@ -48,16 +48,27 @@ pub fn keyed(rows: &[&RawRow]) -> (Vec<RawRow>, bool) {
     (out, overlay)
 }
 
+/// The y axis of occupancy when structures report different fractions.
+const MIXED: &str = "fraction of zeros, of ones or of filled slots (legend)";
+
+/// What an occupancy kind measures, as the papers name it.
+fn kind_name(kind: &str) -> &'static str {
+    match kind {
+        "zero_fraction" => "fraction of zeros",
+        "load" => "load (fraction of ones)",
+        "filled_fraction" => "fraction of filled slots",
+        _ => "occupancy",
+    }
+}
+
 /// The y axis name of occupancy, from what the rows report.
 pub fn occupancy_desc(rows: &[&RawRow]) -> &'static str {
     let mut kinds: Vec<&str> = rows.iter().map(|r| r.occupancy_kind.as_str()).collect();
     kinds.sort_unstable();
     kinds.dedup();
     match kinds.as_slice() {
-        ["zero_fraction"] => "fraction of zeros",
-        ["load"] => "load (fraction of ones)",
-        ["filled_fraction"] => "fraction of filled slots",
-        _ => "occupancy (each structure's own fraction, see SCHEMA.md)",
+        [one] => kind_name(one),
+        _ => MIXED,
     }
 }
 
@@ -73,11 +84,23 @@ pub fn draw(
     } else {
         "rates_vs_length"
     };
-    let (rows, overlay) = keyed(all);
-    let (final_rows, _) = keyed(finals);
+    let (mut rows, overlay) = keyed(all);
+    let (mut final_rows, _) = keyed(finals);
+    let occ_desc = occupancy_desc(all);
+    if occupancy && occ_desc == MIXED {
+        // Each structure's own fraction, named in its label.
+        for r in rows.iter_mut().chain(final_rows.iter_mut()) {
+            let short = match r.occupancy_kind.as_str() {
+                "zero_fraction" => "zeros",
+                "load" => "ones",
+                "filled_fraction" => "filled",
+                other => other,
+            };
+            r.label = format!("{} ({short})", r.label);
+        }
+    }
     let rows: Vec<&RawRow> = rows.iter().collect();
     let group = |r: &RawRow| (r.memory_nominal_bits, r.stream.clone());
-    let occ_desc = occupancy_desc(all);
     let metrics: Vec<Metric> = if occupancy {
         vec![(occ_desc, |r| Some(r.occupancy))]
     } else {
@@ -103,10 +126,15 @@ pub fn draw(
             .zip(&per_metric)
             .map(|((name, _), m)| {
                 let what = if occupancy { "" } else { " (%)" };
-                let title = if overlay {
-                    format!("{name} vs stream length")
+                let short = if occupancy && *name == MIXED {
+                    "occupancy"
                 } else {
-                    format!("{name} vs stream length ({memory})")
+                    name
+                };
+                let title = if overlay {
+                    format!("{short} vs stream length")
+                } else {
+                    format!("{short} vs stream length ({memory})")
                 };
                 Panel {
                     series: m.get(key).cloned().unwrap_or_default(),

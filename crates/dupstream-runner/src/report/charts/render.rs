@@ -1044,7 +1044,8 @@ mod tests {
         assert_eq!(log_ticks(0.0, 1.0).len(), 4, "1, 2, 5, 10");
         assert_eq!(log_label(-3.0), "0.001");
         assert_eq!(log_label(2.0), "100");
-        assert_eq!(human_count(15_625_000.0), "15.63M");
+        assert_eq!(human_count(15_600_000.0), "15.6M");
+        assert_eq!(human_count(1_500_000.0), "1.5M");
         assert_eq!(human_count(500_000.0), "500K");
         assert_eq!(human_count(3.5791), "3.58");
         assert_eq!(human_count(0.25), "0.25");
