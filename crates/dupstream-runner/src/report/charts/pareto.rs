@@ -75,7 +75,8 @@ pub struct Point {
 /// The points of one stream's rows.
 pub fn points(rows: &[&RawRow], metric: ErrorMetric, ns: &BTreeMap<usize, f64>) -> Vec<Point> {
     // (label, memory) → (bits/distinct, error, ns) per seed, in first-seen order.
-    let mut acc: Vec<((String, u64), Vec<(f64, f64, Option<f64>)>)> = Vec::new();
+    type PerSeed = Vec<(f64, f64, Option<f64>)>;
+    let mut acc: Vec<((String, u64), PerSeed)> = Vec::new();
     for r in rows.iter().filter(|r| measured(r)) {
         let (Some(e), true) = (error(r, metric), r.unseen > 0) else {
             continue;

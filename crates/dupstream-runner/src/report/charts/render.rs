@@ -801,7 +801,7 @@ where
                 }
                 Sample::Front => {
                     area.draw(&DashedPathElement::new(
-                        vec![(sx, sy), (px.i(x + SAMPLE_W), sy)].into_iter(),
+                        vec![(sx, sy), (px.i(x + SAMPLE_W), sy)],
                         px.i(6.0),
                         px.i(4.0),
                         BLACK.mix(0.7).stroke_width(px.u(1.5)),
