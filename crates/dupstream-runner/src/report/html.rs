@@ -130,11 +130,6 @@ fn manifest_html(m: &Value) -> String {
     for (k, v) in obj {
         let text = match (k.as_str(), v) {
             ("streams" | "cells", _) => continue,
-            ("machine" | "host", Value::Object(o)) => o
-                .iter()
-                .map(|(k, v)| format!("{k}: {}", value_text(v)))
-                .collect::<Vec<_>>()
-                .join("; "),
             (k, Value::Number(n)) if k.ends_with("bytes") => {
                 n.as_u64().map_or(n.to_string(), human_bytes)
             }
