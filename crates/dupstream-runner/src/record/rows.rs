@@ -167,8 +167,10 @@ pub struct StreamRow {
     pub distinct_target: Option<f64>,
     pub oracle: String,
     pub gap_sample_rate: f64,
-    /// `j:count` pairs: gaps in `[2^j, 2^(j+1))`.
-    pub gap_histogram: String,
+    /// The gap histogram: bucket `j` counts gaps in `[2^j, 2^(j+1))` (written to `gaps.csv`,
+    /// in long format).
+    #[serde(skip)]
+    pub gaps: Vec<u64>,
     #[serde(skip)]
     pub truth_secs: f64,
 }
@@ -187,14 +189,7 @@ impl StreamRow {
             distinct_target: distinct_target(&case.nominal),
             oracle: s.oracle.as_str().to_string(),
             gap_sample_rate: s.gap_sample_rate,
-            gap_histogram: s
-                .gap_histogram
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| **c > 0)
-                .map(|(j, c)| format!("{j}:{c}"))
-                .collect::<Vec<_>>()
-                .join(" "),
+            gaps: s.gap_histogram.clone(),
             truth_secs: secs,
         }
     }
