@@ -10,6 +10,7 @@ mod deps;
 mod golden;
 mod outputs;
 mod readme;
+mod report;
 mod schema;
 mod shard;
 mod window;
