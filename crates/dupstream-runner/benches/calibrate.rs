@@ -220,6 +220,10 @@ fn main() {
             format!("kind = \"uniform\"\nn = {N}\ndistinct_fraction = 0.5\nseed = 1"),
         ),
         (
+            "shuffled",
+            format!("kind = \"shuffled\"\nn = {N}\ndistinct_fraction = 0.5\nseed = 1"),
+        ),
+        (
             "zipf",
             format!("kind = \"zipf\"\nn = {N}\nuniverse = {N}\ns = 1.0\nseed = 1"),
         ),
@@ -338,16 +342,19 @@ fn render(
     );
     s += header;
     s += "\n/// Per stream kind: ns per element of generating alone, and of a cell's loop without a structure.\n";
-    s += "pub const STREAMS: &[StreamCost] = &[\n";
-    for r in rows {
-        writeln!(
-            s,
-            "    StreamCost {{\n        kind: \"{}\",\n        generate_ns: {:.2},\n        cell_ns: {:.2},\n    }},",
-            r.kind, r.generate_ns, r.cell_ns
-        )
-        .expect("string");
-    }
-    s += "];\n";
+    let streams: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "    StreamCost {{ kind: \"{}\", generate_ns: {:.2}, cell_ns: {:.2} }},\n",
+                r.kind, r.generate_ns, r.cell_ns
+            )
+        })
+        .collect();
+    s += &format!(
+        "pub const STREAMS: &[StreamCost] = &[\n{}];\n",
+        streams.concat()
+    );
     for (doc, name, row) in [
         (
             "The bitmap oracle's ns per element beyond generating, at three universe sizes.",

@@ -273,14 +273,30 @@ p = 4
 
     #[test]
     fn ground_truth_is_not_repeated_needlessly() {
-        // Two equal streams of cheap cells, two shards: one stream per shard is optimal (each
-        // ground truth computed once). Cell-by-cell greedy alone would deal both streams over
-        // both shards and pay every ground truth twice.
-        let text = EXP
-            .replace("n = [1_000_000, 100_000_000]", "n = 1_000_000")
-            .replace("seeds = [1, 2, 3]", "seeds = [1, 2]")
-            .replace("[\"1Mbit\", \"8Mbit\", \"1GB\"]", "[\"1Mbit\", \"2Mbit\"]");
-        let exp = crate::plan::parse(Path::new("unit.toml"), &text, None).unwrap();
+        // Two streams of two equal cells each, the second stream one element longer (so its
+        // cells sort first), two shards: one stream per shard is optimal (each ground truth
+        // computed once). Cell-by-cell greedy alone deals the longer stream's two cells over
+        // both shards (the second goes where the first is not), then the other stream's the
+        // same way, and pays every ground truth twice, whatever the costs.
+        let text = r#"name = "truths"
+description = "unit test of the shard split"
+[stream]
+kind = "uniform"
+n = [1_000_000, 1_000_001]
+distinct_fraction = 0.5
+[grid]
+memory = ["1Mbit"]
+[[algorithm]]
+label = "A"
+name = "bloom"
+k = 3
+[[algorithm]]
+label = "B"
+name = "bloom"
+k = 3
+"#;
+        let exp = crate::plan::parse(Path::new("unit.toml"), text, None).unwrap();
+        assert_eq!((exp.streams.len(), exp.cells.len()), (2, 4));
         let plan = assign(&exp, 2);
         for s in &plan {
             let streams: BTreeSet<usize> = s.iter().map(|&c| exp.cells[c].stream).collect();

@@ -223,7 +223,7 @@ mod tests {
     /// 2 cells) − FILL_NS`, each of ratio and limit loop interpolated between two levels at
     /// fraction `t` of the way in `log(bits)`.
     fn bloom_by_hand(level: usize, t: f64) -> f64 {
-        let r = RATIOS.iter().find(|r| r.0 == "bloom").unwrap().1;
+        let r = RATIOS.iter().find(|r| r.name == "bloom").unwrap().ratio;
         let lim = |i: usize| LEVELS[i].base_ns + 2.0 * LEVELS[i].cell_ns;
         let next = (level + 1).min(LEVELS.len() - 1);
         let ratio = r[level] * (1.0 - t) + r[next] * t;
