@@ -206,7 +206,7 @@ mod tests {
 
     fn exp_with(stream: &str, extra: &str) -> Experiment {
         let text = format!(
-            "name = \"c\"\ndescription = \"d\"\n[stream]\n{stream}\n[grid]\nmemory = [\"1KB\", \"64MB\"]\n[[algorithm]]\nname = \"bloom\"\nk = 2\n{extra}"
+            "name = \"c\"\ndescription = \"d\"\n[stream]\n{stream}\n[grid]\nmemory = [\"1KB\", \"1GB\"]\n[[algorithm]]\nname = \"bloom\"\nk = 2\n{extra}"
         );
         crate::plan::parse(Path::new("c.toml"), &text, None).unwrap()
     }
@@ -239,11 +239,21 @@ mod tests {
         // 1 KB (8192 bits) lies below the first level (1 Mbit): that level's figures.
         let small = cell_secs(&e, &e.cells[0]);
         assert!(close(small, 1e6 * (runner + bloom_by_hand(0, 0.0)) * 1e-9));
-        // 64 MB = 2^29 bits, half way from 8 MiB (2^26) to 512 MB (2^32) in log(bits).
-        assert_eq!(LEVELS[1].memory_bits, 1 << 26);
-        assert_eq!(LEVELS[2].memory_bits, 1 << 32);
+        // 1 GB = 2^33 bits lies above the last level (512 MB): that level's figures.
+        let last = LEVELS.len() - 1;
+        assert_eq!(LEVELS[last].memory_bits, 1 << 32);
         let large = cell_secs(&e, &e.cells[1]);
-        assert!(close(large, 1e6 * (runner + bloom_by_hand(1, 0.5)) * 1e-9));
+        assert!(close(
+            large,
+            1e6 * (runner + bloom_by_hand(last, 0.0)) * 1e-9
+        ));
+        // Half way between two levels in log(bits): both figures interpolated, then multiplied.
+        let mid = ((LEVELS[0].memory_bits as f64).ln() + (LEVELS[1].memory_bits as f64).ln()) / 2.0;
+        let bloom = dupstream_filters::spec::FilterSpec::Bloom(
+            dupstream_filters::bloom::BloomParams::with_k(2),
+        );
+        let step = crate::plan::StructureSpec::step_ns(&bloom, mid.exp().round() as u64, 1, 1);
+        assert!((step - bloom_by_hand(0, 0.5)).abs() < 1e-4);
         let total = cells_secs(&e, &[0, 1]);
         assert!(close(total, small + large + truth_secs(&e, 0)));
         assert!(!has_unknown_len(&e));
