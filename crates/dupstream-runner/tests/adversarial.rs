@@ -495,3 +495,53 @@ fn a_fifo_gets_a_plain_language_message() {
     assert!(!text.contains("os error 29"), "bare OS message: {text}");
     assert!(text.contains("cannot be read twice"), "{text}");
 }
+
+#[test]
+fn skipped_replay_lines_are_counted_and_reported() {
+    let dir = scratch("adv-skipped");
+    // Lines 2, 4, 5, 7, 8 and 10 are empty (malformed for `lines`); 4 keys remain.
+    write(&dir, "keys.txt", "a\n\nb\n\n\na\n\n\nc\n\n");
+    let text = replay("keys.txt").replace(
+        "format = \"lines\"\n",
+        "format = \"lines\"\nbad_lines = \"skip\"\n",
+    );
+    let file = write(&dir, "rp.toml", &text);
+    let out_dir = dir.join("out");
+    let out = dupstream_ok(&["run", &file, "--quiet", "--out", s(&out_dir)]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("skipped 6 malformed lines, the first at lines 2, 4, 5, 7, 8"),
+        "stderr: {err}"
+    );
+    // streams.csv: the count and the first line numbers, by column name.
+    let streams = std::fs::read_to_string(out_dir.join("streams.csv")).unwrap();
+    let mut lines = streams.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| {
+        let i = header.iter().position(|h| *h == name);
+        row[i.unwrap_or_else(|| panic!("no `{name}` column: {streams}"))]
+    };
+    assert_eq!(col("n"), "4", "{streams}");
+    assert_eq!(col("skipped_lines"), "6", "{streams}");
+    assert_eq!(col("skipped_first"), "2 4 5 7 8", "{streams}");
+    // manifest.json: the same, per stream.
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["streams"][0]["skipped_lines"], 6, "{m}");
+    assert_eq!(
+        m["streams"][0]["first_skipped_lines"],
+        serde_json::json!([2, 4, 5, 7, 8]),
+        "{m}"
+    );
+    // Every line skipped: exit 2, and the message says so with the count.
+    write(&dir, "keys.txt", "\n\n\n");
+    let out = dupstream(&["run", &file, "--quiet", "--out", s(&dir.join("none"))]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let last = stderr(&out).lines().last().unwrap_or("").to_string();
+    assert!(
+        last.contains("has no keys") && last.contains("skipped 3 malformed lines, at lines 1, 2, 3"),
+        "{last}"
+    );
+    assert!(!dir.join("none/raw.csv").exists());
+}

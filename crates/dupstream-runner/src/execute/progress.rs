@@ -70,6 +70,17 @@ impl Progress {
         }
     }
 
+    /// A warning, shown even when quiet (above the bars when they are drawn).
+    pub fn warn(&self, msg: &str) {
+        let line = format!("dupstream: warning: {msg}");
+        match &self.multi {
+            Some(m) => {
+                let _ = m.println(line);
+            }
+            None => eprintln!("{line}"),
+        }
+    }
+
     pub fn cell_done(&self, t: &CellTiming) {
         let line = format!(
             "cell {:>3} {:<28} {:>8.2} s  {:>7.2} ns/element",
