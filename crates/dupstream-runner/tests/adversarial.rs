@@ -545,3 +545,60 @@ fn skipped_replay_lines_are_counted_and_reported() {
     );
     assert!(!dir.join("none/raw.csv").exists());
 }
+
+/// Runs `dupstream ARGS` with stdout a pipe whose reader is already gone (as under
+/// `| head -1` once head has exited); returns the exit code and stderr.
+fn closed_stdout(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dupstream"))
+        .args(args)
+        .current_dir(crate::util::root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run dupstream");
+    // Close the read end before the command writes (it is still starting up).
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    (out.status.code(), stderr(&out))
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    let dir = scratch("adv-pipe");
+    // With paper values, for `compare`.
+    write(&dir, "values.csv", "table,metric,value_pct,memory\nT,fpr,1.5,16KB\n");
+    let text = format!("{TINY}\n[reference]\nfile = \"values.csv\"\ntable = \"T\"\n");
+    let file = write(&dir, "tiny.toml", &text);
+    let done = dir.join("done");
+    dupstream_ok(&["run", &file, "--quiet", "--out", s(&done)]);
+    let parts = dir.join("parts");
+    run_part(&file, &parts.join("p0"), "0/1", "1");
+    let cases: Vec<Vec<String>> = [
+        vec!["list"],
+        vec!["check"],
+        vec!["estimate", "experiments", "--scale", "64"],
+        vec!["compare", s(&done)],
+        vec!["plot", s(&done)],
+        vec!["timing", s(&done)],
+        vec!["theory", "deng-fig1", "--out", s(&dir.join("theory"))],
+        vec!["run", &file, "--quiet", "--out", s(&dir.join("run"))],
+        vec!["merge", s(&parts), "--out", s(&dir.join("merged"))],
+        vec!["slurm", &file, "--shards", "2", "--out", s(&dir.join("slurm"))],
+    ]
+    .iter()
+    .map(|a| a.iter().map(|x| x.to_string()).collect())
+    .collect();
+    for args in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, err) = closed_stdout(&args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
+    }
+    // The run and the merge finished their results before printing the table.
+    for d in ["run", "merged"] {
+        assert!(dir.join(d).join("commit.json").is_file(), "{d}");
+    }
+}

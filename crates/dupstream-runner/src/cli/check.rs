@@ -22,12 +22,12 @@ pub fn run(args: CheckArgs, registry: &Registry) -> Result<()> {
         for file in super::experiment_files(path)? {
             total += 1;
             match check_file(&file, args.scale, registry) {
-                Ok(summary) => println!("ok    {}: {summary}", file.display()),
+                Ok(summary) => outln!("ok    {}: {summary}", file.display())?,
                 Err(e) => {
                     bad += 1;
                     match e.downcast_ref::<ConfigError>() {
-                        Some(c) => println!("FAIL  {c}"),
-                        None => println!("FAIL  {}: {e:#}", file.display()),
+                        Some(c) => outln!("FAIL  {c}")?,
+                        None => outln!("FAIL  {}: {e:#}", file.display())?,
                     }
                 }
             }
@@ -40,7 +40,7 @@ pub fn run(args: CheckArgs, registry: &Registry) -> Result<()> {
         let msg = format!("{bad} of {total} experiment files are invalid");
         return Err(ConfigError::new(Path::new("experiments"), None, None, msg).into());
     }
-    println!("{total} experiment files valid");
+    outln!("{total} experiment files valid")?;
     Ok(())
 }
 
@@ -52,7 +52,7 @@ fn check_file(file: &Path, scale: Option<u64>, registry: &Registry) -> Result<St
         None => full,
     };
     for w in &exp.warnings {
-        println!("warn  {w}");
+        outln!("warn  {w}")?;
     }
     let mut refs = String::new();
     if let Some((path, name)) = &exp.reference {

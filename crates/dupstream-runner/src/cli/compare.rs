@@ -22,6 +22,6 @@ pub fn run(args: CompareArgs, registry: &Registry) -> Result<()> {
             dir.path().display()
         );
     }
-    println!("{}", report::write(&exp, &dir, &rows)?);
+    outln!("{}", report::write(&exp, &dir, &rows)?)?;
     Ok(())
 }

@@ -38,7 +38,7 @@ pub fn run(args: EstimateArgs, registry: &Registry) -> Result<()> {
             let secs = cost::run_secs(&exp, threads);
             unknown += usize::from(cost::has_unknown_len(&exp));
             total += secs;
-            println!("{:>10.0} s  {} (scale {})", secs, file.display(), exp.scale);
+            outln!("{:>10.0} s  {} (scale {})", secs, file.display(), exp.scale)?;
         }
     }
     let note = if unknown > 0 {
@@ -49,10 +49,10 @@ pub fn run(args: EstimateArgs, registry: &Registry) -> Result<()> {
     } else {
         String::new()
     };
-    println!(
+    outln!(
         "{:>10.0} s  total ({:.1} h) with {threads} thread(s){note}",
         total,
         total / 3600.0,
-    );
+    )?;
     Ok(())
 }

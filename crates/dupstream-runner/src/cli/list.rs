@@ -23,7 +23,7 @@ pub fn run(args: ListArgs) -> Result<()> {
             .get("description")
             .and_then(|v| v.as_str())
             .unwrap_or("");
-        println!("{name:<36} {desc}\n{:<36} {}", "", f.display());
+        outln!("{name:<36} {desc}\n{:<36} {}", "", f.display())?;
     }
     Ok(())
 }

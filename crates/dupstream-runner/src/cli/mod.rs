@@ -102,6 +102,10 @@ pub fn main_with(registry: &Registry) -> ExitCode {
     };
     match dispatch(cli.command, registry) {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of stdout went away (`dupstream list | head -1`): end quietly with
+        // success, as ripgrep does (its `main` looks for `BrokenPipe` in the error chain).
+        // Rust ignores SIGPIPE, so the write returns the error that `outln!` propagates.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             if let Some(cfg) = e.downcast_ref::<ConfigError>() {
                 eprintln!("error: {cfg}");
@@ -115,6 +119,14 @@ pub fn main_with(registry: &Registry) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Whether `e` is, or was caused by, a write to a closed pipe.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn dispatch(command: Command, registry: &Registry) -> Result<()> {

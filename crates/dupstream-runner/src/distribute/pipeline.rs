@@ -142,7 +142,7 @@ impl Session {
         extra(&manifest)?;
         dir.commit(exp)?;
         if print {
-            println!("{md}");
+            outln!("{md}")?;
             summary(&manifest);
         }
         Ok(manifest)
