@@ -602,3 +602,106 @@ fn a_closed_stdout_ends_every_command_quietly() {
         assert!(dir.join(d).join("commit.json").is_file(), "{d}");
     }
 }
+
+/// Eight cells of about 0.05-0.15 s each at one thread: long enough to be
+/// interrupted between cells.
+const EIGHT_CELLS: &str = r#"name = "eight"
+description = "eight cells to interrupt"
+
+[stream]
+kind = "uniform"
+n = 2_000_000
+distinct_fraction = 0.5
+seed = 5
+
+[grid]
+memory = ["16KB", "64KB", "256KB", "1MB"]
+
+[[algorithm]]
+name = "sbf"
+p = 4
+
+[[algorithm]]
+name = "bloom"
+k = 3
+
+[metrics]
+checkpoints = 4
+"#;
+
+/// Files named `*.json` in `dir/cells` (finished cells), 0 when it does not exist.
+fn finished_cells(dir: &Path) -> usize {
+    std::fs::read_dir(dir.join("cells")).map_or(0, |d| {
+        d.filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "json"))
+        })
+        .count()
+    })
+}
+
+#[cfg(unix)]
+#[test]
+fn a_signal_stops_the_run_keeping_finished_cells_and_says_how_to_resume() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = scratch("adv-signal");
+    let file = write(&dir, "eight.toml", EIGHT_CELLS);
+    let full = dir.join("full");
+    dupstream_ok(&["run", &file, "--threads", "1", "--quiet", "--out", s(&full)]);
+    let want = std::fs::read(full.join("raw.csv")).unwrap();
+    for (signal, code, name) in [("INT", 130, "SIGINT"), ("TERM", 143, "SIGTERM")] {
+        let out_dir = dir.join(name);
+        let child = Command::new(env!("CARGO_BIN_EXE_dupstream"))
+            .args(["run", &file, "--threads", "1", "--quiet", "--out", s(&out_dir)])
+            .current_dir(crate::util::root())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Signal once the first cell is finished (seven are still to run).
+        let start = Instant::now();
+        while finished_cells(&out_dir) == 0 {
+            assert!(start.elapsed() < Duration::from_secs(60), "no cell finished");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let out = child.wait_with_output().unwrap();
+        let text = stderr(&out);
+        assert_eq!(out.status.code(), Some(code), "{name}: {text}");
+        let last: Vec<&str> = text.lines().filter(|l| l.contains("resume")).collect();
+        assert_eq!(last.len(), 1, "{name}: one line saying how to resume: {text}");
+        let line = last[0];
+        assert!(
+            line.starts_with(&format!("dupstream: interrupted by {name}: ")),
+            "{line}"
+        );
+        // Finished cells kept (as many as the line says), nothing of a finished run written.
+        let kept = finished_cells(&out_dir);
+        assert!((1..8).contains(&kept), "{name}: {kept} cells kept");
+        assert!(line.contains(&format!("{kept} of 8 cells")), "{line}");
+        for f in ["raw.csv", "commit.json", "manifest.json"] {
+            assert!(!out_dir.join(f).exists(), "{name}: {f} written");
+        }
+        // The printed command resumes the run, and its raw.csv is the uninterrupted one's.
+        let cmd = line.split_once("resume with: ").unwrap().1;
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        assert_eq!(words[0], env!("CARGO_BIN_EXE_dupstream"), "{cmd}");
+        assert!(cmd.contains("--resume") && cmd.contains(s(&out_dir)), "{cmd}");
+        let resumed = Command::new(words[0])
+            .args(&words[1..])
+            .arg("--quiet")
+            .current_dir(crate::util::root())
+            .output()
+            .unwrap();
+        assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+        assert!(
+            std::fs::read(out_dir.join("raw.csv")).unwrap() == want,
+            "{name}: resumed raw.csv differs from the uninterrupted run's"
+        );
+    }
+}

@@ -13,6 +13,8 @@ mod slurm;
 mod theory;
 mod timing;
 
+use crate::distribute::Stopped;
+use crate::execute::Interrupted;
 use crate::plan::{ConfigError, Registry};
 use crate::record::Locked;
 use anyhow::{Context, Result};
@@ -37,7 +39,9 @@ Examples:
   dupstream run my.toml --shard 0/4 --out parts/0   one of 4 shards (see `dupstream merge --help`)
   dupstream slurm my.toml --shards 16 --partition short --submit
 
-Exit codes: 0 success, 1 failure while running, 2 invalid experiment file or arguments.";
+Exit codes: 0 success, 1 failure while running, 2 invalid experiment file or arguments,
+130 or 143 run stopped by SIGINT or SIGTERM (finished cells kept; the line printed says how
+to resume).";
 
 /// Reproduce published evaluations of approximate duplicate detection in streams
 /// (Stable Bloom filters and successors), and run your own.
@@ -114,6 +118,16 @@ pub fn main_with(registry: &Registry) -> ExitCode {
             if let Some(locked) = e.downcast_ref::<Locked>() {
                 eprintln!("error: {locked}");
                 return ExitCode::from(2);
+            }
+            // SIGINT or SIGTERM: one line, and the code a shell gives a process the signal
+            // ended (130, 143).
+            if let Some(stopped) = e.downcast_ref::<Stopped>() {
+                eprintln!("dupstream: {stopped}");
+                return ExitCode::from(stopped.by.exit_code());
+            }
+            if let Some(by) = e.downcast_ref::<Interrupted>() {
+                eprintln!("dupstream: {by}");
+                return ExitCode::from(by.exit_code());
             }
             eprintln!("error: {e:#}");
             ExitCode::from(1)
