@@ -154,3 +154,9 @@ bench:
 [group('bench')]
 roofline *filter:
     if [ -z "{{filter}}" ]; then cargo bench -p dupstream-filters --bench roofline -- --write {{justfile_directory()}}/crates/dupstream-filters/src/calibration_table.rs && cargo fmt --all; else cargo bench -p dupstream-filters --bench roofline -- {{filter}}; fi
+
+# Fuzz every target in fuzz/ (cargo-fuzz; experiment parser, each replay format, merge's part
+# and cell files) for `secs` seconds each; prints executions and findings (scripts/fuzz.sh).
+[group('test')]
+fuzz secs="60":
+    bash scripts/fuzz.sh {{secs}}

@@ -540,7 +540,8 @@ fn skipped_replay_lines_are_counted_and_reported() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let last = stderr(&out).lines().last().unwrap_or("").to_string();
     assert!(
-        last.contains("has no keys") && last.contains("skipped 3 malformed lines, at lines 1, 2, 3"),
+        last.contains("has no keys")
+            && last.contains("skipped 3 malformed lines, at lines 1, 2, 3"),
         "{last}"
     );
     assert!(!dir.join("none/raw.csv").exists());
@@ -566,7 +567,11 @@ fn closed_stdout(args: &[&str]) -> (Option<i32>, String) {
 fn a_closed_stdout_ends_every_command_quietly() {
     let dir = scratch("adv-pipe");
     // With paper values, for `compare`.
-    write(&dir, "values.csv", "table,metric,value_pct,memory\nT,fpr,1.5,16KB\n");
+    write(
+        &dir,
+        "values.csv",
+        "table,metric,value_pct,memory\nT,fpr,1.5,16KB\n",
+    );
     let text = format!("{TINY}\n[reference]\nfile = \"values.csv\"\ntable = \"T\"\n");
     let file = write(&dir, "tiny.toml", &text);
     let done = dir.join("done");
@@ -583,7 +588,14 @@ fn a_closed_stdout_ends_every_command_quietly() {
         vec!["theory", "deng-fig1", "--out", s(&dir.join("theory"))],
         vec!["run", &file, "--quiet", "--out", s(&dir.join("run"))],
         vec!["merge", s(&parts), "--out", s(&dir.join("merged"))],
-        vec!["slurm", &file, "--shards", "2", "--out", s(&dir.join("slurm"))],
+        vec![
+            "slurm",
+            &file,
+            "--shards",
+            "2",
+            "--out",
+            s(&dir.join("slurm")),
+        ],
     ]
     .iter()
     .map(|a| a.iter().map(|x| x.to_string()).collect())
@@ -653,7 +665,15 @@ fn a_signal_stops_the_run_keeping_finished_cells_and_says_how_to_resume() {
     for (signal, code, name) in [("INT", 130, "SIGINT"), ("TERM", 143, "SIGTERM")] {
         let out_dir = dir.join(name);
         let child = Command::new(env!("CARGO_BIN_EXE_dupstream"))
-            .args(["run", &file, "--threads", "1", "--quiet", "--out", s(&out_dir)])
+            .args([
+                "run",
+                &file,
+                "--threads",
+                "1",
+                "--quiet",
+                "--out",
+                s(&out_dir),
+            ])
             .current_dir(crate::util::root())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -662,7 +682,10 @@ fn a_signal_stops_the_run_keeping_finished_cells_and_says_how_to_resume() {
         // Signal once the first cell is finished (seven are still to run).
         let start = Instant::now();
         while finished_cells(&out_dir) == 0 {
-            assert!(start.elapsed() < Duration::from_secs(60), "no cell finished");
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "no cell finished"
+            );
             std::thread::sleep(Duration::from_millis(5));
         }
         let sent = Command::new("kill")
@@ -674,7 +697,11 @@ fn a_signal_stops_the_run_keeping_finished_cells_and_says_how_to_resume() {
         let text = stderr(&out);
         assert_eq!(out.status.code(), Some(code), "{name}: {text}");
         let last: Vec<&str> = text.lines().filter(|l| l.contains("resume")).collect();
-        assert_eq!(last.len(), 1, "{name}: one line saying how to resume: {text}");
+        assert_eq!(
+            last.len(),
+            1,
+            "{name}: one line saying how to resume: {text}"
+        );
         let line = last[0];
         assert!(
             line.starts_with(&format!("dupstream: interrupted by {name}: ")),
@@ -691,7 +718,10 @@ fn a_signal_stops_the_run_keeping_finished_cells_and_says_how_to_resume() {
         let cmd = line.split_once("resume with: ").unwrap().1;
         let words: Vec<&str> = cmd.split_whitespace().collect();
         assert_eq!(words[0], env!("CARGO_BIN_EXE_dupstream"), "{cmd}");
-        assert!(cmd.contains("--resume") && cmd.contains(s(&out_dir)), "{cmd}");
+        assert!(
+            cmd.contains("--resume") && cmd.contains(s(&out_dir)),
+            "{cmd}"
+        );
         let resumed = Command::new(words[0])
             .args(&words[1..])
             .arg("--quiet")

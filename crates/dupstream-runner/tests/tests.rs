@@ -8,6 +8,7 @@ mod cli;
 mod custom;
 mod deps;
 mod golden;
+mod properties;
 mod readme;
 mod shard;
 mod window;

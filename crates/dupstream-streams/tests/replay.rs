@@ -264,7 +264,13 @@ fn truncated_gzip_is_an_error_with_a_line() {
 #[test]
 fn skipped_line_numbers_keep_only_the_first_few() {
     let text: String = (1..=20)
-        .map(|i| if i % 2 == 0 { "\n".to_string() } else { format!("k{i}\n") })
+        .map(|i| {
+            if i % 2 == 0 {
+                "\n".to_string()
+            } else {
+                format!("k{i}\n")
+            }
+        })
         .collect();
     let f = TempFile::new("many.txt", text.as_bytes());
     let spec = with_policy(

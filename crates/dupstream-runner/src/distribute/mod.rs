@@ -37,8 +37,8 @@ pub struct RunOptions {
 /// SIGINT or SIGTERM stop it cleanly: every finished cell is kept, nothing else is written,
 /// and the error is [`Stopped`], saying how to resume.
 pub fn run(opts: &RunOptions, registry: &Registry) -> Result<()> {
-    let session = Session::open(&opts.experiment, opts.scale, opts.threads, registry)?
-        .stop_on_signals()?;
+    let session =
+        Session::open(&opts.experiment, opts.scale, opts.threads, registry)?.stop_on_signals()?;
     if let Some(shard) = opts.shard {
         let args = part::PartArgs {
             shard,
@@ -161,7 +161,9 @@ pub(crate) fn stopped(
 /// The command line that resumes a run of `file` at `scale` into `out`: this program as it
 /// was invoked, every word quoted for a POSIX shell where needed.
 pub fn resume_command(file: &Path, scale: u64, shard: Option<ShardSpec>, out: &Path) -> String {
-    let program = std::env::args().next().unwrap_or_else(|| "dupstream".into());
+    let program = std::env::args()
+        .next()
+        .unwrap_or_else(|| "dupstream".into());
     let mut words = vec![
         program,
         "run".into(),

@@ -377,6 +377,9 @@ mod tests {
             row(12, "3 7 9 10 15").skipped_note().unwrap(),
             "skipped 12 malformed lines, the first at lines 3, 7, 9, 10, 15"
         );
-        assert_eq!(row(12, "3 7 9 10 15").first_skipped_lines(), [3, 7, 9, 10, 15]);
+        assert_eq!(
+            row(12, "3 7 9 10 15").first_skipped_lines(),
+            [3, 7, 9, 10, 15]
+        );
     }
 }
