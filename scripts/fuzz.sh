@@ -31,6 +31,11 @@ printf '\000a\nb\n\na\r\nc\n' > "$c/replay_lines/seed"
 printf '\001a\n\n\nb\n' > "$c/replay_lines/seed-skip"
 printf '\002host\turl\nh1\t/a\nh2\nh3\t/b\n\000' > "$c/replay_columns/seed-tsv"
 printf '\012id,url,n\n1,"/a,b",2\n2,/c,3\n3,"/x""y",4\n\001' > "$c/replay_columns/seed-csv"
+# The NASA log's first lines, when the shared data is there (header, column `url`, tsv).
+nasa=../shared/data/nasa-http-1995-08-01.tsv
+if [ -f "$nasa" ]; then
+    { printf '\012'; head -50 "$nasa"; printf '\000'; } > "$c/replay_columns/seed-nasa"
+fi
 printf '\000in24.inetnebr.com - - [01/Aug/1995:00:00:01 -0400] "GET /shuttle/a.txt HTTP/1.0" 200 1839\nh - - [01/Aug/1995:00:00:02 -0400] "GET /index.html" 200 1\n' > "$c/replay_clf/seed"
 { printf '\000'; printf 'a\nb\na\n' | gzip -c; } > "$c/replay_gzip/seed"
 { printf '\001'; printf 'a\nb\na\n' | gzip -c | head -c 12; } > "$c/replay_gzip/seed-cut"
