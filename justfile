@@ -32,13 +32,10 @@ reproduce-bera scale="1": build
 # `--threads N` for every catalogue run when DUPSTREAM_THREADS is set (default: all cores).
 threads := if env_var_or_default("DUPSTREAM_THREADS", "") == "" { "" } else { "--threads " + env_var("DUPSTREAM_THREADS") }
 
-# Experiments of the catalogue small enough to run at full scale whatever `scale` says
-# (100K-element streams, conference Table 2 and Fig. 8 included, and the theory overlays' simulations; a few seconds each).
-small := "experiments/bera-conference/table2.toml experiments/bera-conference/fig8.toml experiments/deng/fig1-sim.toml experiments/deng/fig2-sim.toml experiments/deng/fig4a.toml experiments/qht/table1.toml experiments/qht/table5.toml experiments/singh-batra/*.toml"
-
-# Runs experiment files in order at `scale` (the small ones at full scale).
+# Runs experiment files in order at `scale` (a file's `[run] max_scale` caps it: the small ones
+# run at full scale, with a warning).
 _runs scale +files:
-    for f in {{files}}; do s={{scale}}; case " {{small}} " in *" $f "*) s=1;; esac; {{bin}} run "$f" --scale "$s" --quiet {{threads}}; done
+    for f in {{files}}; do {{bin}} run "$f" --scale {{scale}} --quiet {{threads}}; done
 
 # The analytic figures (Deng & Rafiei Fig. 1, 2) with the latest simulation overlays, if run.
 [group('reproduce')]
@@ -72,7 +69,7 @@ reproduce-qht scale="1": build
 # Every table and figure of the five papers (REPRODUCTION.md). Prints the runner's time estimate first.
 [group('reproduce')]
 reproduce-all scale="1": build
-    {{bin}} estimate experiments {{threads}} --scale {{scale}} $(for f in {{small}}; do printf -- '--fixed %s=1 ' "$f"; done) | tail -1
+    {{bin}} estimate experiments {{threads}} --scale {{scale}} | tail -1
     just reproduce-deng {{scale}}
     just reproduce-bera {{scale}}
     just reproduce-bera-figures {{scale}}

@@ -176,7 +176,7 @@ last_merge() { tail -1 "$1/slurm/jobs.log" | grep -o 'merge=[0-9]*' | cut -d= -f
 last_array() { tail -1 "$1/slurm/jobs.log" | grep -o 'arrays=[0-9]*' | cut -d= -f2; }
 same_results() {
     local a=$1 b=$2 f n=0
-    for f in raw.csv streams.csv table.csv table.md run.toml; do
+    for f in raw.csv streams.csv gaps.csv table.csv table.md run.toml; do
         cmp -s "$a/$f" "$b/$f" || fail "$f differs between $a and $b"
         n=$((n + 1))
     done

@@ -581,7 +581,9 @@ fn a_closed_stdout_ends_every_command_quietly() {
     let cases: Vec<Vec<String>> = [
         vec!["list"],
         vec!["check"],
-        vec!["estimate", "experiments", "--scale", "64"],
+        vec!["list", "--json"],
+        vec!["estimate", "experiments/bera-journal", "--scale", "64"],
+        vec!["completions", "bash"],
         vec!["compare", s(&done)],
         vec!["plot", s(&done)],
         vec!["timing", s(&done)],

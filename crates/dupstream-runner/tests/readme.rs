@@ -103,8 +103,17 @@ fn every_dupstream_subcommand_and_flag_the_readme_uses_exists() {
         let sub = rest.split_whitespace().next().unwrap();
         assert!(
             [
-                "run", "list", "plot", "compare", "merge", "slurm", "check", "estimate", "theory",
-                "timing"
+                "run",
+                "list",
+                "plot",
+                "compare",
+                "merge",
+                "slurm",
+                "check",
+                "estimate",
+                "theory",
+                "timing",
+                "completions"
             ]
             .contains(&sub),
             "README uses unknown subcommand {sub}"

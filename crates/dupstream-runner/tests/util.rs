@@ -19,6 +19,13 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Writes `text` to `dir/name`; returns the path as a string.
+pub fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
 /// Runs `dupstream ARGS` from the workspace root.
 pub fn dupstream(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dupstream"))

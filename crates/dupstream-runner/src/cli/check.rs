@@ -1,9 +1,10 @@
 //! `dupstream check`: every experiment file parses and validates (at `--scale` and at scale 1),
 //! and its paper values load. Errors are printed one per line; exit 2 if any file is invalid.
 
-use crate::plan::{self, ConfigError, Registry};
+use crate::plan::{self, ConfigError, Experiment, Registry};
 use crate::report::reference;
 use anyhow::{Result, bail};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
@@ -14,63 +15,148 @@ pub struct CheckArgs {
     /// Also validate at this --scale.
     #[arg(long, value_name = "F")]
     scale: Option<u64>,
+    /// Print JSON (field names in SCHEMA.md) instead of one line per file.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One file checked (`check --json`).
+#[derive(Debug, Serialize)]
+struct Checked {
+    file: String,
+    ok: bool,
+    /// At the scale checked (`--scale`, clamped to the file's `[run] max_scale`), when valid.
+    scale: Option<u64>,
+    cells: Option<usize>,
+    streams: Option<usize>,
+    elements: Option<u64>,
+    paper_values: Option<usize>,
+    warnings: Vec<String>,
+    error: Option<CheckError>,
+}
+
+/// Why a file is invalid: the message and, when known, the file, line and key at fault.
+#[derive(Debug, Serialize)]
+struct CheckError {
+    message: String,
+    file: Option<String>,
+    line: Option<usize>,
+    key: Option<String>,
+}
+
+/// `check --json`.
+#[derive(Debug, Serialize)]
+struct Report {
+    valid: usize,
+    invalid: usize,
+    files: Vec<Checked>,
 }
 
 pub fn run(args: CheckArgs, registry: &Registry) -> Result<()> {
-    let (mut bad, mut total) = (0, 0);
+    let mut files = Vec::new();
     for path in &args.paths {
         for file in super::experiment_files(path)? {
-            total += 1;
-            match check_file(&file, args.scale, registry) {
-                Ok(summary) => outln!("ok    {}: {summary}", file.display())?,
-                Err(e) => {
-                    bad += 1;
-                    match e.downcast_ref::<ConfigError>() {
-                        Some(c) => outln!("FAIL  {c}")?,
-                        None => outln!("FAIL  {}: {e:#}", file.display())?,
-                    }
-                }
-            }
+            files.push(check_file(&file, args.scale, registry));
         }
     }
-    if total == 0 {
+    if files.is_empty() {
         bail!("no experiment files found");
+    }
+    let (total, bad) = (files.len(), files.iter().filter(|c| !c.ok).count());
+    if args.json {
+        let report = Report {
+            valid: total - bad,
+            invalid: bad,
+            files,
+        };
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        for c in &files {
+            for w in &c.warnings {
+                outln!("warn  {w}")?;
+            }
+            match &c.error {
+                None => outln!(
+                    "ok    {}: {} cells, {} streams, {:.3e} elements at scale {}{}",
+                    c.file,
+                    c.cells.unwrap_or(0),
+                    c.streams.unwrap_or(0),
+                    c.elements.unwrap_or(0) as f64,
+                    c.scale.unwrap_or(1),
+                    c.paper_values
+                        .map_or(String::new(), |n| format!(", {n} paper values"))
+                )?,
+                Some(e) => outln!("FAIL  {}", e.message)?,
+            }
+        }
     }
     if bad > 0 {
         let msg = format!("{bad} of {total} experiment files are invalid");
         return Err(ConfigError::new(Path::new("experiments"), None, None, msg).into());
     }
-    outln!("{total} experiment files valid")?;
+    if !args.json {
+        outln!("{total} experiment files valid")?;
+    }
     Ok(())
 }
 
-/// Checks one file; returns a one-line summary.
-fn check_file(file: &Path, scale: Option<u64>, registry: &Registry) -> Result<String> {
+/// Checks one file (at scale 1, then at `scale`).
+fn check_file(file: &Path, scale: Option<u64>, registry: &Registry) -> Checked {
+    let mut out = Checked {
+        file: file.display().to_string(),
+        ok: false,
+        scale: None,
+        cells: None,
+        streams: None,
+        elements: None,
+        paper_values: None,
+        warnings: Vec::new(),
+        error: None,
+    };
+    match load(file, scale, registry) {
+        Ok((exp, values)) => {
+            out.ok = true;
+            out.scale = Some(exp.scale);
+            out.cells = Some(exp.cells.len());
+            out.streams = Some(exp.streams.len());
+            out.elements = exp.total_elements();
+            out.paper_values = values;
+            out.warnings = exp.warnings;
+        }
+        Err(e) => {
+            out.error = Some(match e.downcast_ref::<ConfigError>() {
+                Some(c) => CheckError {
+                    message: c.to_string(),
+                    file: Some(c.file.display().to_string()),
+                    line: c.line,
+                    key: c.key.clone(),
+                },
+                None => CheckError {
+                    message: format!("{}: {e:#}", file.display()),
+                    file: None,
+                    line: None,
+                    key: None,
+                },
+            });
+        }
+    }
+    out
+}
+
+/// The experiment at `scale` (validated at scale 1 too) and its number of paper values.
+fn load(
+    file: &Path,
+    scale: Option<u64>,
+    registry: &Registry,
+) -> Result<(Experiment, Option<usize>)> {
     let full = plan::load_with(file, None, registry)?;
     let exp = match scale {
         Some(s) => plan::load_with(file, Some(s), registry)?,
         None => full,
     };
-    for w in &exp.warnings {
-        outln!("warn  {w}")?;
-    }
-    let mut refs = String::new();
-    if let Some((path, name)) = &exp.reference {
-        let values = reference::load(path, name)?;
-        if values.is_empty() {
-            bail!(
-                "{}: reference table `{name}` has no rows in {}",
-                file.display(),
-                path.display()
-            );
-        }
-        refs = format!(", {} paper values", values.len());
-    }
-    Ok(format!(
-        "{} cells, {} streams, {:.3e} elements at scale {}{refs}",
-        exp.cells.len(),
-        exp.streams.len(),
-        exp.total_elements().unwrap_or(0) as f64,
-        exp.scale
-    ))
+    let values = match &exp.reference {
+        Some((path, name)) => Some(reference::load(path, name)?.len()),
+        None => None,
+    };
+    Ok((exp, values))
 }

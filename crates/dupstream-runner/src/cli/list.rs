@@ -1,6 +1,7 @@
 //! `dupstream list`: the experiment catalogue with descriptions.
 
 use anyhow::{Context, Result, bail};
+use serde::Serialize;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
@@ -8,6 +9,18 @@ pub struct ListArgs {
     /// Directory to scan.
     #[arg(default_value = "experiments")]
     dir: PathBuf,
+    /// Print JSON (field names in SCHEMA.md).
+    #[arg(long)]
+    json: bool,
+}
+
+/// One experiment of the catalogue (`list --json`).
+#[derive(Debug, Serialize)]
+struct Entry {
+    name: String,
+    description: String,
+    paper: Option<String>,
+    file: String,
 }
 
 pub fn run(args: ListArgs) -> Result<()> {
@@ -15,15 +28,24 @@ pub fn run(args: ListArgs) -> Result<()> {
     if files.is_empty() {
         bail!("no experiment files under {}", args.dir.display());
     }
+    let mut entries = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f)?;
         let doc: toml::Table = toml::from_str(&text).with_context(|| format!("{}", f.display()))?;
-        let name = doc.get("name").and_then(|v| v.as_str()).unwrap_or("?");
-        let desc = doc
-            .get("description")
-            .and_then(|v| v.as_str())
-            .unwrap_or("");
-        outln!("{name:<36} {desc}\n{:<36} {}", "", f.display())?;
+        let field = |k: &str| doc.get(k).and_then(|v| v.as_str()).map(str::to_string);
+        entries.push(Entry {
+            name: field("name").unwrap_or_else(|| "?".into()),
+            description: field("description").unwrap_or_default(),
+            paper: field("paper"),
+            file: f.display().to_string(),
+        });
+    }
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&entries)?)?;
+        return Ok(());
+    }
+    for e in entries {
+        outln!("{:<36} {}\n{:<36} {}", e.name, e.description, "", e.file)?;
     }
     Ok(())
 }

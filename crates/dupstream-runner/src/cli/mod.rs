@@ -4,6 +4,7 @@
 
 mod check;
 mod compare;
+mod completions;
 mod estimate;
 mod list;
 mod merge;
@@ -22,31 +23,70 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-pub const EXAMPLES: &str = "\
-Examples:
-  dupstream run experiments/bera-journal/table7.toml --scale 64
+/// The examples `dupstream --help` and `dupstream run --help` share.
+macro_rules! run_examples {
+    () => {
+        "  dupstream run experiments/bera-journal/table7.toml --scale 64
       Bera et al. Table 7 at 1/64 of the paper's stream length and memory (about a minute)
   dupstream run experiments/bera-journal/table7.toml
       the same at full scale: 20 runs over 10^9 elements
-  dupstream run my.toml --threads 1 --out results/mine
+  dupstream run my.toml --threads 2 --out results/mine
   dupstream run my.toml --resume            continue an interrupted run
-  dupstream list                            the experiment catalogue
+"
+    };
+}
+
+/// The exit codes, at the end of every help.
+macro_rules! exit_codes {
+    () => {
+        "Exit codes: 0 success, 1 failure while running, 2 invalid experiment file or arguments,
+130 or 143 run stopped by SIGINT or SIGTERM (finished cells kept; the line printed says how
+to resume)."
+    };
+}
+
+pub const EXAMPLES: &str = concat!(
+    "Examples:\n",
+    run_examples!(),
+    "  dupstream list                            the experiment catalogue
   dupstream check                           validate every experiment file under experiments/
   dupstream theory deng-fig1 --out results/theory
       Deng & Rafiei Fig. 1 (FN rate vs K) from the paper's equations
-  dupstream compare results/bera-journal-table7/<date>-<rev>-scale64
-  dupstream plot results/bera-journal-table7/<date>-<rev>-scale64
+  dupstream compare results/bera-journal-table7/<date>-<host>-<rev>-scale64
+  dupstream compare RUN_A RUN_B             two runs side by side, cell by cell
+  dupstream plot results/bera-journal-table7/<date>-<host>-<rev>-scale64
   dupstream run my.toml --shard 0/4 --out parts/0   one of 4 shards (see `dupstream merge --help`)
   dupstream slurm my.toml --shards 16 --partition short --submit
+  dupstream list --json                     machine-readable output (also check, estimate, compare)
+  dupstream completions bash > ~/.local/share/bash-completion/completions/dupstream
 
-Exit codes: 0 success, 1 failure while running, 2 invalid experiment file or arguments,
-130 or 143 run stopped by SIGINT or SIGTERM (finished cells kept; the line printed says how
-to resume).";
+",
+    exit_codes!()
+);
+
+/// `run --help`: examples of `run` only.
+pub const RUN_EXAMPLES: &str = concat!(
+    "Examples:\n",
+    run_examples!(),
+    "  dupstream run my.toml --quiet             only the table on stdout; warnings and errors on stderr
+  dupstream run my.toml --shard 0/4 --out parts/0   one of 4 shards (see `dupstream merge --help`)
+
+A run writes results/<experiment>/<date>-<host>-<rev>[-scale<F>]/ (SCHEMA.md describes
+every file). A file's [run] max_scale caps --scale, with a warning.
+
+",
+    exit_codes!()
+);
 
 /// Reproduce published evaluations of approximate duplicate detection in streams
 /// (Stable Bloom filters and successors), and run your own.
 #[derive(Debug, Parser)]
-#[command(name = "dupstream", version, after_help = EXAMPLES, arg_required_else_help = true)]
+#[command(
+    name = "dupstream",
+    version = crate::record::probe::LONG_VERSION,
+    after_help = EXAMPLES,
+    arg_required_else_help = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -56,13 +96,15 @@ struct Cli {
 enum Command {
     /// Run an experiment: generate each stream once, label it exactly, run every grid cell in
     /// parallel and write raw.csv, table.csv/.md, charts, run.toml and manifest.json.
-    #[command(after_help = EXAMPLES)]
+    #[command(after_help = RUN_EXAMPLES)]
     Run(run::RunArgs),
     /// List the experiment catalogue (every *.toml under a directory) with descriptions.
     List(list::ListArgs),
     /// Re-draw a results directory's charts from its raw.csv (no recomputation).
     Plot(plot::PlotArgs),
-    /// Compare a results directory with the paper's values: rewrites table.csv/.md and prints it.
+    /// Compare a results directory with the paper's values (rewrites table.csv/.md and prints
+    /// it), or two results directories with each other, cell by cell.
+    #[command(after_help = compare::COMPARE_EXAMPLES)]
     Compare(compare::CompareArgs),
     /// Combine the parts written by `dupstream run --shard I/N` into the raw.csv, tables and
     /// charts a single-machine run gives.
@@ -83,6 +125,9 @@ enum Command {
     /// Time per element of each structure in a results directory, beside the paper's
     /// (QHT paper Table 3); writes timing.csv/.md and prints it.
     Timing(timing::TimingArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish or powershell) on stdout.
+    #[command(after_help = completions::COMPLETIONS_EXAMPLES)]
+    Completions(completions::CompletionsArgs),
 }
 
 /// The `dupstream` command with the built-in structures.
@@ -155,6 +200,7 @@ fn dispatch(command: Command, registry: &Registry) -> Result<()> {
         Command::Theory(args) => theory::run(args),
         Command::Estimate(args) => estimate::run(args, registry),
         Command::Timing(args) => timing::run(args, registry),
+        Command::Completions(args) => completions::run(args),
     }
 }
 

@@ -10,13 +10,13 @@ pub struct RunArgs {
     /// The experiment file (TOML).
     pub experiment: PathBuf,
     /// Divide the stream length, every memory size and the key universe by F (keeps N/M and
-    /// N/U fixed). Overrides the file's [run] scale.
+    /// N/U fixed). Overrides the file's [run] scale; its [run] max_scale caps it.
     #[arg(long, value_name = "F")]
     pub scale: Option<u64>,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// Output directory (default: results/<experiment>/<date>-<short-rev>[-scale<F>]).
+    /// Output directory (default: results/<experiment>/<date>-<host>-<rev>[-scale<F>]).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Continue an interrupted run: skip the cells already finished in the output directory.
@@ -25,7 +25,8 @@ pub struct RunArgs {
     /// Root of the default output directories.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub results_root: PathBuf,
-    /// No progress bars or per-cell lines.
+    /// Nothing on stderr but warnings and errors (no progress, per-cell lines or summary); the
+    /// table still goes to stdout.
     #[arg(long, short)]
     pub quiet: bool,
     /// Run only shard I of N (0 <= I < N): the cells assigned to it, balanced by estimated

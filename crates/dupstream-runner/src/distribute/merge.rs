@@ -7,9 +7,9 @@
 
 use super::assign::assign;
 use super::part::{SHARD_FILE, ShardRecord, ShardStream, read_record};
-use super::pipeline::{Executed, Inputs, Session};
+use super::pipeline::{Executed, Inputs, Print, Session};
 use crate::plan::{Experiment, Registry};
-use crate::record::probe::unix_now;
+use crate::record::probe::{Machine, unix_now};
 use crate::record::{CellState, Manifest, Outcome, ResultsDir, StreamRow, write_json};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
@@ -41,7 +41,8 @@ pub fn merge(args: &[PathBuf], out: &Path, quiet: bool, registry: &Registry) -> 
     let threads = records.iter().map(|r| r.threads).max().unwrap_or(1);
     let session = Session::new(exp, first.id.experiment_sha.clone(), id, threads);
     let first_part = ResultsDir::existing(&first_path);
-    let outcome = || combined(&records, &ran);
+    let machine = session.machine.clone();
+    let outcome = || combined(machine, &records, &ran);
     let shards = |m: &Manifest| write_json(&dir.join("shards.json"), &shards_json(m, &by_shard));
     session.finish(
         &dir,
@@ -49,13 +50,19 @@ pub fn merge(args: &[PathBuf], out: &Path, quiet: bool, registry: &Registry) -> 
         Inputs::CopyFrom(&first_part),
         outcome,
         shards,
-        !quiet,
+        if quiet {
+            Print::Nothing
+        } else {
+            Print::TableAndSummary
+        },
     )?;
-    eprintln!(
-        "dupstream: merged {n} shard(s) of {} into {}",
-        session.exp.name,
-        out.display()
-    );
+    if !quiet {
+        eprintln!(
+            "dupstream: merged {n} shard(s) of {} into {}",
+            session.exp.name,
+            out.display()
+        );
+    }
     Ok(())
 }
 
@@ -270,7 +277,7 @@ fn gather(
 }
 
 /// The parts' outcomes combined: the longest wall time, the largest memory, the earliest start.
-fn combined(records: &[&ShardRecord], ran: &Executed) -> Outcome {
+fn combined(machine: Machine, records: &[&ShardRecord], ran: &Executed) -> Outcome {
     let mut stats: BTreeMap<usize, &ShardStream> = BTreeMap::new();
     for r in records {
         for s in &r.stream_stats {
@@ -278,6 +285,7 @@ fn combined(records: &[&ShardRecord], ran: &Executed) -> Outcome {
         }
     }
     Outcome {
+        machine,
         threads: records.iter().map(|r| r.threads).max().unwrap_or(1),
         started_unix: records.iter().map(|r| r.started_unix).min().unwrap_or(0),
         wall_secs: records.iter().map(|r| r.wall_secs).fold(0.0, f64::max),

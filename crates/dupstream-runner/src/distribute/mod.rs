@@ -11,7 +11,7 @@ pub mod pipeline;
 pub mod slurm;
 
 pub use assign::{ShardSpec, assign};
-pub use pipeline::{Inputs, Session};
+pub use pipeline::{Inputs, Print, Session};
 
 use crate::execute::Interrupted;
 use crate::plan::{Experiment, Registry, cost};
@@ -77,23 +77,32 @@ pub fn run(opts: &RunOptions, registry: &Registry) -> Result<()> {
     } else {
         format!("{:.0} s", cost::run_secs(exp, session.threads))
     };
-    eprintln!(
-        "dupstream: {} — {} cells, {} streams, scale {}, {} threads; estimated peak memory {:.2} GiB, estimated time {time}",
-        exp.name,
-        exp.cells.len(),
-        exp.streams.len(),
-        exp.scale,
-        session.threads,
-        gib(estimate),
-    );
-    eprintln!("dupstream: writing to {}", path.display());
+    if !opts.quiet {
+        eprintln!(
+            "dupstream: {} — {} cells, {} streams, scale {}, {} threads; estimated peak memory {:.2} GiB, estimated time {time}",
+            exp.name,
+            exp.cells.len(),
+            exp.streams.len(),
+            exp.scale,
+            session.threads,
+            gib(estimate),
+        );
+        eprintln!("dupstream: writing to {}", path.display());
+    }
     let stopped = |e| stopped(e, &session, &dir, exp, None);
     let ran = session.execute(exp, &dir, opts.quiet).map_err(stopped)?;
     let outcome = || session.outcome(estimate, &ran);
+    let print = if opts.quiet {
+        Print::Table
+    } else {
+        Print::TableAndSummary
+    };
     session
-        .finish(&dir, &ran, Inputs::Write, outcome, |_| Ok(()), true)
+        .finish(&dir, &ran, Inputs::Write, outcome, |_| Ok(()), print)
         .map_err(stopped)?;
-    eprintln!("dupstream: results in {}", path.display());
+    if !opts.quiet {
+        eprintln!("dupstream: results in {}", path.display());
+    }
     Ok(())
 }
 

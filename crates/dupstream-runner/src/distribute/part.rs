@@ -7,7 +7,7 @@ use super::ShardSpec;
 use super::assign::assign;
 use super::pipeline::{Session, gib};
 use crate::plan::cost::cells_secs;
-use crate::record::probe::{Machine, hostname, peak_rss, slurm_job};
+use crate::record::probe::{hostname, peak_rss, slurm_job};
 use crate::record::{
     CellState, CellTiming, Identity, ManifestStream, Purpose, ResultsDir, read_json, write_json,
 };
@@ -92,24 +92,26 @@ pub fn run(session: &Session, args: &PartArgs) -> Result<()> {
     });
     // The lock comes first: nothing in the directory is read before it is held.
     let dir = ResultsDir::open(&path, &session.digest)?;
-    if already_finished(session, &dir, shard, mine, args.resume)? {
+    if already_finished(session, &dir, shard, mine, args)? {
         return Ok(());
     }
     let streams: BTreeSet<usize> = sub.cells.iter().map(|c| c.stream).collect();
     let est_secs = cells_secs(exp, mine);
-    eprintln!(
-        "dupstream: {} shard {shard} — {} of {} cells, {} of {} streams, scale {}, {} threads; estimated peak memory {:.2} GiB, estimated time {:.0} s",
-        exp.name,
-        mine.len(),
-        exp.cells.len(),
-        streams.len(),
-        exp.streams.len(),
-        exp.scale,
-        session.threads,
-        gib(estimate),
-        est_secs / session.threads.min(mine.len().max(1)) as f64,
-    );
-    eprintln!("dupstream: writing part to {}", path.display());
+    if !args.quiet {
+        eprintln!(
+            "dupstream: {} shard {shard} — {} of {} cells, {} of {} streams, scale {}, {} threads; estimated peak memory {:.2} GiB, estimated time {:.0} s",
+            exp.name,
+            mine.len(),
+            exp.cells.len(),
+            streams.len(),
+            exp.streams.len(),
+            exp.scale,
+            session.threads,
+            gib(estimate),
+            est_secs / session.threads.min(mine.len().max(1)) as f64,
+        );
+        eprintln!("dupstream: writing part to {}", path.display());
+    }
     let ran = session
         .execute(&sub, &dir, args.quiet)
         .map_err(|e| super::stopped(e, session, &dir, &sub, Some(shard)))?;
@@ -128,7 +130,7 @@ pub fn run(session: &Session, args: &PartArgs) -> Result<()> {
         threads: session.threads,
         host: hostname(),
         slurm_job: slurm_job(),
-        machine: serde_json::to_value(Machine::probe())?,
+        machine: serde_json::to_value(&session.machine)?,
         command: std::env::args().collect(),
         started_unix: outcome.started_unix,
         wall_secs: outcome.wall_secs,
@@ -155,13 +157,13 @@ fn already_finished(
     dir: &ResultsDir,
     shard: ShardSpec,
     mine: &[usize],
-    resume: bool,
+    args: &PartArgs,
 ) -> Result<bool> {
     let path = dir.path();
     if !path.join(SHARD_FILE).exists() {
         return Ok(false);
     }
-    if !resume {
+    if !args.resume {
         anyhow::bail!(
             "{} already holds finished shard part; use --resume to keep it or choose another --out",
             path.display()
@@ -179,11 +181,13 @@ fn already_finished(
                 )
             })
         {
-            eprintln!(
-                "dupstream: shard {shard} of {} is already finished in {}",
-                session.exp.name,
-                path.display()
-            );
+            if !args.quiet {
+                eprintln!(
+                    "dupstream: shard {shard} of {} is already finished in {}",
+                    session.exp.name,
+                    path.display()
+                );
+            }
             return Ok(true);
         }
     }
@@ -192,16 +196,17 @@ fn already_finished(
 }
 
 fn report(record: &ShardRecord, path: &Path, quiet: bool) {
-    if !quiet {
-        for t in &record.timings {
-            eprintln!(
-                "{:>5}  {:<32} {:>10.2} s{}",
-                t.cell,
-                t.label,
-                t.wall_secs,
-                if t.resumed { "  (resumed)" } else { "" }
-            );
-        }
+    if quiet {
+        return;
+    }
+    for t in &record.timings {
+        eprintln!(
+            "{:>5}  {:<32} {:>10.2} s{}",
+            t.cell,
+            t.label,
+            t.wall_secs,
+            if t.resumed { "  (resumed)" } else { "" }
+        );
     }
     let resumed = record.timings.iter().filter(|t| t.resumed).count();
     eprintln!(

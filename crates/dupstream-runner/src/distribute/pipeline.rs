@@ -8,7 +8,7 @@
 
 use crate::execute::{self, Cancel, Progress};
 use crate::plan::{self, Experiment, Registry, cost};
-use crate::record::probe::{available_memory, peak_rss, unix_now};
+use crate::record::probe::{Machine, available_memory, peak_rss, unix_now};
 use crate::record::{
     CellTiming, Identity, Manifest, ManifestStream, Outcome, ResultsDir, StreamRow, digest,
 };
@@ -27,6 +27,8 @@ pub struct Session {
     pub threads: usize,
     /// Set when the run is asked to stop ([`Session::stop_on_signals`]).
     pub cancel: Cancel,
+    /// The machine, as read when the session opened (host, CPU, memory, load).
+    pub machine: Machine,
     started: Instant,
     started_unix: u64,
 }
@@ -36,6 +38,17 @@ pub struct Session {
 pub struct Executed {
     pub timings: Vec<CellTiming>,
     pub streams: Vec<StreamRow>,
+}
+
+/// What [`Session::finish`] prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Print {
+    /// Nothing.
+    Nothing,
+    /// The table (stdout).
+    Table,
+    /// The table (stdout) and the per-cell summary (stderr).
+    TableAndSummary,
 }
 
 /// Where a finished directory's `run.toml` and paper values come from.
@@ -57,7 +70,7 @@ impl Session {
     ) -> Result<Self> {
         let exp = plan::load_with(file, scale, registry)?;
         let digest = digest(&exp)?;
-        let id = Identity::of(&exp, &digest); // fixes the revision now, before the run
+        let id = Identity::of(&exp, &digest);
         let (threads, note) = plan::threads(threads, exp.cells.len())?;
         for w in exp.warnings.iter().chain(&note) {
             eprintln!("dupstream: warning: {w}");
@@ -73,6 +86,7 @@ impl Session {
             id,
             threads,
             cancel: Cancel::new(),
+            machine: Machine::probe(),
             started: Instant::now(),
             started_unix: unix_now(),
         }
@@ -117,6 +131,7 @@ impl Session {
     /// What this session measured, for the manifest.
     pub fn outcome(&self, estimated_peak_bytes: u64, ran: &Executed) -> Outcome {
         Outcome {
+            machine: self.machine.clone(),
             threads: self.threads,
             started_unix: self.started_unix,
             wall_secs: self.started.elapsed().as_secs_f64(),
@@ -128,11 +143,11 @@ impl Session {
     }
 
     /// Finishes a results directory whose every cell is done: `raw.csv`, `derived.csv`,
-    /// `streams.csv`, `run.toml` and the paper values, the table and charts, the manifest
-    /// (`outcome` is called then, so its wall time covers the whole run), the files `extra`
+    /// `streams.csv` and `gaps.csv`, `run.toml` and the paper values, the table and charts, the
+    /// manifest (`outcome` is called then, so its wall time covers the whole run) and
+    /// `cells.csv` (the cells' timings beside their final rows), the files `extra`
     /// writes from the manifest, and last the commit record ([`ResultsDir::commit`]), which
-    /// makes the run finished. With `print`, then prints the table (stdout) and a summary
-    /// (stderr); returns the manifest.
+    /// makes the run finished. Then prints what `print` says; returns the manifest.
     pub fn finish(
         &self,
         dir: &ResultsDir,
@@ -140,10 +155,11 @@ impl Session {
         inputs: Inputs<'_>,
         outcome: impl FnOnce() -> Outcome,
         extra: impl FnOnce(&Manifest) -> Result<()>,
-        print: bool,
+        print: Print,
     ) -> Result<Manifest> {
         let exp = &self.exp;
-        let (rows, derived) = report::with_derived(exp, dir.write_raw(exp)?);
+        let measured = dir.write_raw(exp)?;
+        let (rows, derived) = report::with_derived(exp, measured.clone());
         dir.write_derived(&derived)?;
         dir.write_streams(&ran.streams)?;
         match inputs {
@@ -153,12 +169,15 @@ impl Session {
         let md = report::write(exp, dir, &rows)?;
         let manifest = Manifest::new(exp, &self.id, outcome());
         dir.write_manifest(&manifest)?;
+        dir.write_cells(&measured, &manifest.cells)?;
         extra(&manifest)?;
         // Asked to stop while finishing: no commit record, so the run stays resumable.
         self.cancel.check()?;
         dir.commit(exp)?;
-        if print {
+        if print != Print::Nothing {
             outln!("{md}")?;
+        }
+        if print == Print::TableAndSummary {
             summary(&manifest);
         }
         Ok(manifest)

@@ -43,7 +43,7 @@ pub struct SlurmArgs {
     #[arg(long, value_name = "F")]
     pub scale: Option<u64>,
     /// Output directory, shared with the compute nodes: parts go to <DIR>/shards, scripts and
-    /// logs to <DIR>/slurm, merged results to <DIR> (default: results/<experiment>/<date>-<rev>[-scale<F>]-slurm).
+    /// logs to <DIR>/slurm, merged results to <DIR> (default: results/<experiment>/<date>-<host>-<rev>[-scale<F>]-slurm).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Root of the default output directory.
@@ -359,8 +359,9 @@ fn lines(items: &[String], f: impl Fn(&String) -> String) -> String {
     items.iter().map(|x| f(x) + "\n").collect()
 }
 
-/// The shell lines every job runs first: modules, setup lines and the fixed revision.
-fn prologue(args: &SlurmArgs, rev: &str) -> String {
+/// The shell lines every job runs first: modules and setup lines. (The revision the parts
+/// record is the one the staged binary was built from: nothing to fix here.)
+fn prologue(args: &SlurmArgs) -> String {
     fill(
         PROLOGUE,
         &[
@@ -369,7 +370,6 @@ fn prologue(args: &SlurmArgs, rev: &str) -> String {
                 &lines(&args.modules, |m| format!("module load {m}")),
             ),
             ("setup", &lines(&args.setup, String::clone)),
-            ("rev_quoted", &sh(rev)),
         ],
     )
 }
@@ -431,7 +431,7 @@ fn write_scripts(
         ("n", n.to_string()),
         ("rev", rev.clone()),
         ("logs", l.slurm_dir.join("logs").display().to_string()),
-        ("prologue", prologue(args, &rev)),
+        ("prologue", prologue(args)),
         ("bin", sh_path(&l.bin)),
         ("shards_dir", sh_path(&l.shards_dir)),
         ("shards_dir_display", l.shards_dir.display().to_string()),

@@ -6,6 +6,7 @@ use crate::execute::cancel::Cancel;
 use crate::execute::truth::Truths;
 use crate::plan::cost::BATCH;
 use crate::plan::seeds::{filter_seed, hash_seed};
+use crate::plan::units::format_bits;
 use crate::plan::{Cell, Experiment};
 use crate::record::{CellTiming, RawRow};
 use anyhow::{Context, Result, anyhow, bail};
@@ -47,7 +48,7 @@ pub fn run(
     let mut pos = 0u64;
     let stops = exp.checkpoints(n);
     let mut rows = Vec::with_capacity(stops.len());
-    let bar = progress.cell_bar(&cell.label, n);
+    let bar = progress.cell_bar(&cell.label, &format_bits(cell.memory_nominal_bits), n);
     for &stop in &stops {
         while pos < stop {
             if let Err(stopped) = cancel.check() {

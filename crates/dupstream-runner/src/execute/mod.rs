@@ -10,6 +10,7 @@ pub mod truth;
 pub use cancel::{Cancel, Interrupted};
 pub use progress::Progress;
 
+use crate::plan::validate::streams::{MIN_DUPLICATES_PER_CHECKPOINT, expected_duplicates};
 use crate::plan::{Cell, Experiment};
 use crate::record::{CellState, CellTiming, ResultsDir, StreamRow};
 use anyhow::{Context, Result};
@@ -64,6 +65,10 @@ pub fn run_all(
         // cheap next to the cells.
         cancel.check()?;
         let (truth, row) = truth::label(exp, si, progress)?;
+        progress.clear_message();
+        if let Some(w) = few_duplicates(exp, si, &row) {
+            progress.warn(&w);
+        }
         stream_rows.push(row);
         cancel.check()?;
         let ran = run_cells(exp, dir, &pool, todo, &truth, progress, cancel);
@@ -73,6 +78,24 @@ pub fn run_all(
     }
     timings.sort_by_key(|t| t.cell);
     Ok((timings, stream_rows))
+}
+
+/// A scaled stream whose expected duplicates have no closed form (the plan warns about the
+/// others before the run) is checked once labelled: fewer than
+/// [`MIN_DUPLICATES_PER_CHECKPOINT`] duplicates per checkpoint draws a warning.
+fn few_duplicates(exp: &Experiment, index: usize, row: &StreamRow) -> Option<String> {
+    let case = &exp.streams[index];
+    if exp.scale <= 1 || expected_duplicates(&case.spec).is_some() {
+        return None;
+    }
+    let per = row.n.saturating_sub(row.distinct) as f64 / exp.checkpoints(row.n).len() as f64;
+    (per < MIN_DUPLICATES_PER_CHECKPOINT).then(|| {
+        format!(
+            "at --scale {} the stream {} has {per:.0} duplicates per checkpoint (fewer than {MIN_DUPLICATES_PER_CHECKPOINT:.0}): its rates are noisy; use a smaller --scale",
+            exp.scale,
+            case.spec.describe()
+        )
+    })
 }
 
 /// Runs cells of one stream on the pool, longest first (by the cost model), so the last ones

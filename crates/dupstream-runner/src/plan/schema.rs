@@ -77,6 +77,11 @@ pub struct RawRun {
     /// Default `--scale` for this experiment.
     #[serde(default)]
     pub scale: Option<u64>,
+    /// The largest `--scale` this experiment tolerates (its streams are too short to be
+    /// divided further, e.g. `1` for a 100K-element paper table): a larger `--scale` is
+    /// clamped to it, with a warning.
+    #[serde(default)]
+    pub max_scale: Option<Spanned<u64>>,
 }
 
 /// Which dimension goes in rows and which in columns of the paper-style table.

@@ -2,14 +2,12 @@
 //! parts write the same record, built by [`Manifest::new`] from the run's [`Outcome`].
 
 use crate::plan::Experiment;
-use crate::record::probe::{Machine, git_revision};
+use crate::record::probe::{BUILD_DATE, Machine, VERSION, git_revision};
 use crate::record::{CellTiming, StreamRow};
 use serde::{Deserialize, Serialize};
 
 /// The compiler that built this binary.
 pub const RUSTC: &str = env!("DUPSTREAM_RUSTC");
-/// This binary's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// What produced results: the experiment as run and the build that ran it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -70,6 +68,8 @@ impl ManifestStream {
 /// How a run (or the parts of a merged run, combined) went.
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// The machine, as read when the run (or the merge) started.
+    pub machine: Machine,
     pub threads: usize,
     pub started_unix: u64,
     pub wall_secs: f64,
@@ -88,6 +88,7 @@ pub struct Manifest {
     pub experiment_sha: String,
     pub command: Vec<String>,
     pub git_revision: String,
+    pub build_date: String,
     pub rustc: String,
     pub dupstream_version: String,
     pub machine: Machine,
@@ -111,9 +112,10 @@ impl Manifest {
             experiment_sha: id.experiment_sha.clone(),
             command: std::env::args().collect(),
             git_revision: id.git_revision.clone(),
+            build_date: BUILD_DATE.to_string(),
             rustc: id.rustc.clone(),
             dupstream_version: id.dupstream_version.clone(),
-            machine: Machine::probe(),
+            machine: outcome.machine,
             threads: outcome.threads,
             scale: exp.scale,
             started_unix: outcome.started_unix,

@@ -1,7 +1,8 @@
 //! Stage 3, the record: typed result rows and the results directory that holds them.
 //!
 //! [`RawRow`] and [`StreamRow`] are the rows of `raw.csv` and `streams.csv`; a structure's
-//! parameters are [`Params`], pairs rather than a string to split. [`ResultsDir`] owns every
+//! parameters are [`Params`], pairs rather than a string to split; [`tidy`] adds the tidy
+//! columns (`param_<name>`, `memory_bits`, `bits_per_distinct`), `cells.csv` and `gaps.csv`. [`ResultsDir`] owns every
 //! file of a results directory. [`probe`] reads the git revision, the host and the machine.
 
 pub mod files;
@@ -11,6 +12,7 @@ pub mod params;
 pub mod probe;
 pub mod results_dir;
 pub mod rows;
+pub mod tidy;
 
 pub use files::{
     atomic_write, csv_bytes, read_json, read_rows, rows_from, sync_dir, write_csv, write_json,
@@ -23,3 +25,4 @@ pub use results_dir::{
     digest, run_toml,
 };
 pub use rows::{CellTiming, RawRow, StreamRow};
+pub use tidy::{CellRow, GapRow};

@@ -1,50 +1,69 @@
-//! What the results record about where they were produced: the git revision, the host, the
-//! Slurm job, the machine, the clock and this process's memory. Every probe is here.
+//! What the results record about where they were produced: the build (revision, date,
+//! compiler), the host, the Slurm job, the machine, the clock and this process's memory.
+//! Every probe is here. The machine is read with `sysinfo`; only this process's peak resident
+//! set comes from `/proc/self/status` (Linux), which `sysinfo` does not report.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// The revision results record: `$DUPSTREAM_GIT_REVISION` when set (the Slurm scripts fix it
-/// when they are written, as compute nodes may have no checkout), else
-/// `git rev-parse --short HEAD` with `-dirty` if the tree has changes, else `unknown`. Read
-/// once per process (the first call, made when a run starts), so a commit made while a long
-/// run is going does not change the revision its results record.
+/// The git revision this binary was built from (`build.rs`): the short SHA, with `-dirty` when
+/// tracked files differed from it, or `unknown` when it was built outside a git checkout
+/// (from a `git archive` tarball, say).
+pub const REVISION: &str = env!("DUPSTREAM_REVISION");
+/// The date this binary was built (UTC, `YYYY-MM-DD`), or `unknown`.
+pub const BUILD_DATE: &str = env!("DUPSTREAM_BUILD_DATE");
+/// This binary's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// `--version`: the version, the revision and the build date.
+pub const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (revision ",
+    env!("DUPSTREAM_REVISION"),
+    ", built ",
+    env!("DUPSTREAM_BUILD_DATE"),
+    ")"
+);
+
+/// The revision results record: the one this binary was built from ([`REVISION`]), whatever
+/// the directory the run is started from.
 pub fn git_revision() -> String {
-    static REV: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    REV.get_or_init(|| {
-        std::env::var("DUPSTREAM_GIT_REVISION")
-            .ok()
-            .filter(|r| !r.trim().is_empty())
-            .unwrap_or_else(read_git_revision)
-    })
-    .clone()
+    REVISION.to_string()
 }
 
-fn read_git_revision() -> String {
-    let run = |args: &[&str]| {
-        std::process::Command::new("git")
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    match run(&["rev-parse", "--short", "HEAD"]) {
-        Some(rev) if !rev.is_empty() => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
-            if dirty { format!("{rev}-dirty") } else { rev }
-        }
-        _ => "unknown".to_string(),
-    }
-}
-
-/// The host name (`$SLURMD_NODENAME` under Slurm).
+/// The host name (`$SLURMD_NODENAME` under Slurm), or `unknown`.
 pub fn hostname() -> String {
     std::env::var("SLURMD_NODENAME")
         .ok()
-        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok())
+        .filter(|h| !h.trim().is_empty())
+        .or_else(sysinfo::System::host_name)
         .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "unknown".into())
+}
+
+/// The host as it appears in a directory name: its first label (`node7` of
+/// `node7.cluster.org`), every character other than a letter, a digit, `-` and `_` replaced
+/// by `-`.
+pub fn host_tag() -> String {
+    host_tag_of(&hostname())
+}
+
+fn host_tag_of(host: &str) -> String {
+    let first = host.split('.').next().unwrap_or("");
+    let tag: String = first
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if tag.is_empty() {
+        "unknown".into()
+    } else {
+        tag
+    }
 }
 
 /// `$SLURM_ARRAY_JOB_ID_$SLURM_ARRAY_TASK_ID` or `$SLURM_JOB_ID`, when run by Slurm.
@@ -56,45 +75,60 @@ pub fn slurm_job() -> Option<String> {
     }
 }
 
-/// The machine a run used.
-#[derive(Debug, Serialize)]
+/// The machine a run used, read when the run starts.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Machine {
+    pub host: String,
+    /// The operating system (`linux`, `macos`, …) and its long name and version.
     pub os: String,
+    pub os_version: Option<String>,
+    pub kernel: Option<String>,
     pub arch: String,
-    pub cores: usize,
-    pub memory_bytes: Option<u64>,
+    /// The CPU model (brand string of the first CPU).
     pub cpu: Option<String>,
+    /// Logical CPUs this process may use.
+    pub cores: usize,
+    pub physical_cores: Option<usize>,
+    pub memory_bytes: Option<u64>,
+    /// Memory available when the run started.
+    pub available_memory_bytes: Option<u64>,
+    /// The load average (1, 5 and 15 minutes) when the run started.
+    pub load_average: [f64; 3],
 }
 
 impl Machine {
     pub fn probe() -> Self {
-        let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|s| s.trim().to_string())
-        });
+        let mut sys = sysinfo::System::new();
+        sys.refresh_cpu_list(sysinfo::CpuRefreshKind::nothing());
+        sys.refresh_memory();
+        let cpu = sys
+            .cpus()
+            .first()
+            .map(|c| c.brand().trim().to_string())
+            .filter(|b| !b.is_empty());
+        let known = |b: u64| (b > 0).then_some(b);
+        let load = sysinfo::System::load_average();
         Self {
+            host: hostname(),
             os: std::env::consts::OS.to_string(),
+            os_version: sysinfo::System::long_os_version(),
+            kernel: sysinfo::System::kernel_version(),
             arch: std::env::consts::ARCH.to_string(),
-            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            memory_bytes: meminfo("MemTotal:"),
             cpu,
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            physical_cores: sysinfo::System::physical_core_count(),
+            memory_bytes: known(sys.total_memory()),
+            available_memory_bytes: known(sys.available_memory()),
+            load_average: [load.one, load.five, load.fifteen],
         }
     }
 }
 
-/// A `/proc/meminfo` field in bytes.
-pub fn meminfo(field: &str) -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with(field))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
 /// Memory available to a new run, in bytes, when known.
 pub fn available_memory() -> Option<u64> {
-    meminfo("MemAvailable:")
+    let mut sys = sysinfo::System::new();
+    sys.refresh_memory();
+    Some(sys.available_memory()).filter(|&b| b > 0)
 }
 
 /// Peak resident set of this process (`VmHWM`), in bytes.
@@ -126,4 +160,28 @@ pub fn today() -> String {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_tags_fit_a_directory_name() {
+        assert_eq!(host_tag_of("node7.cluster.org"), "node7");
+        assert_eq!(host_tag_of("my host/x"), "my-host-x");
+        assert_eq!(host_tag_of(""), "unknown");
+        assert!(!host_tag().is_empty());
+    }
+
+    #[test]
+    fn the_machine_is_described() {
+        let m = Machine::probe();
+        assert!(m.cores >= 1);
+        assert!(!m.host.is_empty());
+        if cfg!(target_os = "linux") {
+            assert!(m.kernel.is_some() && m.memory_bytes.is_some(), "{m:?}");
+            assert!(m.load_average.iter().all(|l| l.is_finite() && *l >= 0.0));
+        }
+    }
 }

@@ -8,15 +8,19 @@
 //!   refused;
 //! - `cells/cell-NNNNN.json` then `cells/cell-NNNNN.csv`: a finished cell's timing, then its
 //!   rows (whose presence marks the cell done);
-//! - `raw.csv` (every cell's rows in cell order: its presence marks a run finished),
-//!   `derived.csv`, `streams.csv`, `run.toml`, `paper-values.csv`, `manifest.json`.
+//! - `raw.csv` (every cell's rows in cell order), `derived.csv`, `cells.csv`, `streams.csv`,
+//!   `gaps.csv`, `run.toml`, `paper-values.csv`, `manifest.json`, and last `commit.json`,
+//!   whose presence marks a run finished. `SCHEMA.md` describes every file.
 
 use crate::plan::Experiment;
 use crate::record::files::{
     atomic_write, csv_bytes, read_json, read_rows, sync_dir, write_csv, write_json,
 };
 use crate::record::lock::DirLock;
-use crate::record::probe::{git_revision, today};
+use crate::record::probe::{git_revision, host_tag, today};
+use crate::record::tidy::{
+    GapRow, attach_gaps, cell_rows, cells_csv_bytes, gap_rows, raw_csv_bytes,
+};
 use crate::record::{CellTiming, Manifest, RawRow, StreamRow};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -112,8 +116,9 @@ pub fn checksum(bytes: &[u8]) -> String {
 
 impl ResultsDir {
     /// The default directory of `exp` under `root`, one rule for all: runs and sweeps go to
-    /// `<root>/<experiment>/<date>-<rev>[-scale<F>][-slurm]`, numbered `-2`, `-3`… past
-    /// directories that cannot be used; shard parts go to
+    /// `<root>/<experiment>/<date>-<host>-<rev>[-scale<F>][-slurm]` (the host as
+    /// [`host_tag`] gives it, the revision the binary was built from), numbered `-2`, `-3`…
+    /// past directories that cannot be used; shard parts go to
     /// `<root>/<experiment>/shards-<rev>-<digest8>/shard-I-of-N`, stable across days and
     /// machines so that parts run by hand land in one place.
     pub fn default_path(root: &Path, exp: &Experiment, digest: &str, purpose: Purpose) -> PathBuf {
@@ -128,7 +133,7 @@ impl ResultsDir {
                 return dir;
             }
         }
-        let mut name = format!("{}-{}", today(), git_revision());
+        let mut name = format!("{}-{}-{}", today(), host_tag(), git_revision());
         if exp.scale != 1 {
             name.push_str(&format!("-scale{}", exp.scale));
         }
@@ -305,7 +310,7 @@ impl ResultsDir {
         for cell in &exp.cells {
             all.extend(read_rows::<RawRow>(&self.cell_files(cell.index).0)?);
         }
-        write_csv(&self.join("raw.csv"), &all)?;
+        atomic_write(&self.join("raw.csv"), &raw_csv_bytes(&all)?)?;
         Ok(all)
     }
 
@@ -319,17 +324,36 @@ impl ResultsDir {
         if rows.is_empty() {
             return Ok(());
         }
-        write_csv(&self.join("derived.csv"), rows)
+        atomic_write(&self.join("derived.csv"), &raw_csv_bytes(rows)?)
     }
 
-    /// Writes `streams.csv`.
+    /// Writes `cells.csv`: each measured cell's last row (`rows`) with its timing.
+    pub fn write_cells(&self, rows: &[RawRow], timings: &[CellTiming]) -> Result<()> {
+        atomic_write(
+            &self.join("cells.csv"),
+            &cells_csv_bytes(&cell_rows(rows, timings))?,
+        )
+    }
+
+    /// Writes `streams.csv` and the streams' gap histograms, `gaps.csv`.
     pub fn write_streams(&self, rows: &[StreamRow]) -> Result<()> {
-        write_csv(&self.join("streams.csv"), rows)
+        write_csv(&self.join("streams.csv"), rows)?;
+        write_csv(&self.join("gaps.csv"), &gap_rows(rows))
     }
 
-    /// The rows of `streams.csv`.
+    /// The rows of `streams.csv`, with their gap histograms from `gaps.csv`.
     pub fn read_streams(&self) -> Result<Vec<StreamRow>> {
-        read_rows(&self.join("streams.csv"))
+        let mut rows: Vec<StreamRow> = read_rows(&self.join("streams.csv"))?;
+        let gaps_path = self.join("gaps.csv");
+        // A histogram with no non-empty bucket writes no row (and an empty file, no header).
+        let gaps: Vec<GapRow> = if std::fs::metadata(&gaps_path).is_ok_and(|m| m.len() > 0) {
+            read_rows(&gaps_path)?
+        } else {
+            Vec::new()
+        };
+        attach_gaps(&mut rows, &gaps)
+            .with_context(|| format!("reading {}", gaps_path.display()))?;
+        Ok(rows)
     }
 
     /// Writes the experiment as run (`run.toml`) and a copy of its paper values
@@ -391,7 +415,11 @@ fn newest_unfinished(base: &Path, digest: &str) -> Option<PathBuf> {
 /// The run's own record of itself, stored in `run.toml` beside the experiment's keys.
 pub fn run_toml(exp: &Experiment, reference_name: Option<&str>) -> Result<String> {
     let mut doc: toml::Table = toml::from_str(&exp.source)?;
-    let mut run = toml::Table::new();
+    // `[run] scale` becomes the scale as run; the table's other keys (`max_scale`) stay.
+    let mut run = match doc.remove("run") {
+        Some(toml::Value::Table(t)) => t,
+        _ => toml::Table::new(),
+    };
     run.insert("scale".into(), toml::Value::Integer(exp.scale as i64));
     doc.insert("run".into(), toml::Value::Table(run));
     if let (Some(name), Some(toml::Value::Table(r))) = (reference_name, doc.get_mut("reference")) {
@@ -546,7 +574,8 @@ mod tests {
         let d = digest(&e).unwrap();
         let run = ResultsDir::default_path(&root, &e, &d, Purpose::Run);
         let name = run.file_name().unwrap().to_str().unwrap().to_string();
-        assert!(name.ends_with("-scale4"), "{name}");
+        let expected = format!("{}-{}-{}-scale4", today(), host_tag(), git_revision());
+        assert_eq!(name, expected);
         std::fs::create_dir_all(&run).unwrap();
         let next = ResultsDir::default_path(&root, &e, &d, Purpose::Run);
         assert_eq!(next, run.with_file_name(format!("{name}-2")));

@@ -167,8 +167,10 @@ pub struct StreamRow {
     pub distinct_target: Option<f64>,
     pub oracle: String,
     pub gap_sample_rate: f64,
-    /// `j:count` pairs: gaps in `[2^j, 2^(j+1))`.
-    pub gap_histogram: String,
+    /// The gap histogram: bucket `j` counts gaps in `[2^j, 2^(j+1))` (written to `gaps.csv`,
+    /// in long format).
+    #[serde(skip)]
+    pub gaps: Vec<u64>,
     #[serde(skip)]
     pub truth_secs: f64,
     /// Malformed lines a replay skipped (`bad_lines = "skip"`); 0 for generated streams.
@@ -193,14 +195,7 @@ impl StreamRow {
             distinct_target: distinct_target(&case.nominal),
             oracle: s.oracle.as_str().to_string(),
             gap_sample_rate: s.gap_sample_rate,
-            gap_histogram: s
-                .gap_histogram
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| **c > 0)
-                .map(|(j, c)| format!("{j}:{c}"))
-                .collect::<Vec<_>>()
-                .join(" "),
+            gaps: s.gap_histogram.clone(),
             truth_secs: secs,
             skipped_lines: s.skipped_lines,
             skipped_first: s
@@ -255,6 +250,26 @@ pub struct CellTiming {
     pub wall_secs: f64,
     pub ns_per_element: f64,
     pub resumed: bool,
+}
+
+/// A `streams.csv` row of a uniform stream, for unit tests.
+#[cfg(test)]
+pub fn test_stream_row(index: usize) -> StreamRow {
+    StreamRow {
+        stream_index: index,
+        stream: "uniform".into(),
+        seed: 1,
+        n: 10,
+        distinct: 5,
+        distinct_fraction: 0.5,
+        distinct_target: None,
+        oracle: "bitmap".into(),
+        gap_sample_rate: 1.0,
+        gaps: Vec::new(),
+        truth_secs: 0.0,
+        skipped_lines: 0,
+        skipped_first: String::new(),
+    }
 }
 
 /// A measured-looking row, for unit tests of the stages above.
@@ -350,19 +365,9 @@ mod tests {
     #[test]
     fn skipped_lines_read_as_one_sentence() {
         let row = |n: u64, first: &str| StreamRow {
-            stream_index: 0,
-            stream: "replay".into(),
-            seed: 1,
-            n: 10,
-            distinct: 5,
-            distinct_fraction: 0.5,
-            distinct_target: None,
-            oracle: "hash_set".into(),
-            gap_sample_rate: 1.0,
-            gap_histogram: String::new(),
-            truth_secs: 0.0,
             skipped_lines: n,
             skipped_first: first.into(),
+            ..test_stream_row(0)
         };
         assert_eq!(row(0, "").skipped_note(), None);
         assert_eq!(

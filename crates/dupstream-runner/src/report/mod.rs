@@ -1,10 +1,11 @@
 //! Stage 4, the report: everything derived from result rows without running anything again:
-//! derived series, paper-style tables with the paper's values, statistics, charts, timing and
-//! the analytic (theory) figures.
+//! derived series, paper-style tables with the paper's values, two runs side by side
+//! ([`runs`]), statistics, charts, timing and the analytic (theory) figures.
 
 pub mod charts;
 pub mod derived;
 pub mod reference;
+pub mod runs;
 pub mod stats;
 pub mod table;
 pub mod theory;

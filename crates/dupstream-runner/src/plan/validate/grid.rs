@@ -1,7 +1,7 @@
 //! `name`, `--scale`, `[grid] memory` and `[metrics]` checkpoints.
 
-use crate::plan::error::{ConfigError, Source};
-use crate::plan::schema::RawMetrics;
+use crate::plan::error::{ConfigError, Source, line_of};
+use crate::plan::schema::{RawMetrics, RawRun};
 use crate::plan::units::parse_bits;
 use toml::Spanned;
 
@@ -28,6 +28,42 @@ pub fn scale(src: Source<'_>, scale: Option<u64>) -> Result<u64, ConfigError> {
         0 => Err(src.at_key(src.whole(), "scale", "--scale must be at least 1")),
         s => Ok(s),
     }
+}
+
+/// The scale the experiment runs at: `requested` (`--scale`, else `[run] scale`, else 1),
+/// clamped to `[run] max_scale` with a warning (`--scale` above it), or refused (the file's
+/// own `[run] scale` above it, or a `max_scale` of 0).
+pub fn clamped_scale(
+    src: Source<'_>,
+    override_scale: Option<u64>,
+    run: &RawRun,
+) -> Result<(u64, Option<String>), ConfigError> {
+    let requested = scale(src, override_scale.or(run.scale))?;
+    let Some(max) = &run.max_scale else {
+        return Ok((requested, None));
+    };
+    let (m, at) = (*max.get_ref(), max.span().start);
+    if m == 0 {
+        return Err(src.at_offset(at, "run.max_scale", "must be at least 1"));
+    }
+    if requested <= m {
+        return Ok((requested, None));
+    }
+    if override_scale.is_none() {
+        return Err(src.at_table_key(
+            "run",
+            "scale",
+            format!("[run] scale = {requested} is above this file's max_scale = {m}"),
+        ));
+    }
+    let line = line_of(src.text, at);
+    Ok((
+        m,
+        Some(format!(
+            "{}:{line}: key `run.max_scale`: --scale {requested} is above what this experiment allows (its streams are too short to divide further); running at scale {m}",
+            src.file.display()
+        )),
+    ))
 }
 
 /// The grid's memory sizes in bits (nominal), each non-zero after scaling; at least one.
@@ -133,6 +169,49 @@ mod tests {
         assert_eq!(scale(s, None).unwrap(), 1);
         assert_eq!(scale(s, Some(64)).unwrap(), 64);
         assert!(scale(s, Some(0)).is_err());
+    }
+
+    #[test]
+    fn max_scale_clamps_a_larger_scale_with_a_warning() {
+        #[derive(serde::Deserialize)]
+        struct Doc {
+            run: RawRun,
+        }
+        let text = "[run]\nmax_scale = 4\n";
+        let run = toml::from_str::<Doc>(text).unwrap().run;
+        let s = src(text);
+        assert_eq!(clamped_scale(s, Some(2), &run).unwrap(), (2, None));
+        assert_eq!(clamped_scale(s, None, &run).unwrap(), (1, None));
+        let (scale, warning) = clamped_scale(s, Some(64), &run).unwrap();
+        assert_eq!(scale, 4);
+        let w = warning.unwrap();
+        assert!(
+            w.starts_with("g.toml:2: key `run.max_scale`: --scale 64"),
+            "{w}"
+        );
+        let text = "[run]\nscale = 8\nmax_scale = 4\n";
+        let run = toml::from_str::<Doc>(text).unwrap().run;
+        let e = clamped_scale(src(text), None, &run).unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (Some(2), Some("scale")), "{e}");
+        let text = "[run]\nmax_scale = 0\n";
+        let run = toml::from_str::<Doc>(text).unwrap().run;
+        assert!(clamped_scale(src(text), None, &run).is_err());
+        assert_eq!(
+            clamped_scale(s, Some(16), &RawRun::default()).unwrap(),
+            (16, None)
+        );
+    }
+
+    #[test]
+    fn the_same_size_spelled_twice_is_refused() {
+        let text = "[grid]\nmemory = [\"64MB\", \"2^29 bits\"]\n";
+        #[derive(serde::Deserialize)]
+        struct Doc {
+            grid: crate::plan::schema::RawGrid,
+        }
+        let raw = toml::from_str::<Doc>(text).unwrap().grid;
+        let e = memories(src(text), &raw.memory, 1).unwrap_err();
+        assert!(e.message.contains("is the same size as `64MB`"), "{e}");
     }
 
     #[test]

@@ -38,7 +38,7 @@ fn validate(
     registry: &Registry,
 ) -> Result<Experiment, ConfigError> {
     grid::name(src, &raw.name)?;
-    let scale = grid::scale(src, scale_override.or(raw.run.scale))?;
+    let (scale, clamped) = grid::clamped_scale(src, scale_override, &raw.run)?;
     let memories = grid::memories(src, &raw.grid.memory, scale)?;
     let streams = streams::expand(src, &raw.stream, raw.grid.seeds.as_deref(), scale)?;
     let algorithms = algorithms::expand(src, &raw.algorithm, &memories, registry)?;
@@ -47,10 +47,13 @@ fn validate(
     let window = grid::window(src, &raw.metrics, scale)?;
     let labels: Vec<String> = cells.iter().map(|c| c.label.clone()).collect();
     derived::check(src, &raw.derived, &labels)?;
-    let reference = reference::resolve(src, raw.reference.as_ref())?;
+    let (reference, moved) = reference::resolve(src, &raw.name, raw.reference.as_ref())?;
     let (table, charts) = charts::resolve(src, raw.output, &raw.derived)?;
     charts::check_params(src, &charts, &raw.stream, &raw.algorithm)?;
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = clamped.into_iter().chain(moved).collect();
+    warnings.extend(streams::few_duplicates(src, &streams, scale, |n| {
+        checkpoint_count(n, checkpoints, checkpoint_every)
+    }));
     if let Some(seeds) = &raw.grid.seeds {
         let mut seen = std::collections::BTreeSet::new();
         let repeated: Vec<String> = seeds
@@ -85,6 +88,14 @@ fn validate(
         derived: raw.derived,
         warnings,
     })
+}
+
+/// The number of checkpoints of a stream of `n` elements (as [`Experiment::checkpoints`]).
+fn checkpoint_count(n: u64, checkpoints: u64, every: Option<u64>) -> u64 {
+    match every {
+        Some(e) => n.div_ceil(e.max(1)).max(1),
+        None => checkpoints.min(n.max(1)),
+    }
 }
 
 /// The cartesian product of a table's array values (arrays of tables are kept whole).

@@ -1,34 +1,131 @@
-//! `[reference]`: the paper's values, a CSV file relative to the experiment file.
+//! `[reference]`: the paper's values, a CSV file relative to the experiment file. A copy of a
+//! catalogue experiment made elsewhere keeps working: when the file is not beside the copy,
+//! the catalogue's own (`experiments/` under the current directory, or under the workspace
+//! this binary was built from) is used, with a warning naming it.
 
 use crate::plan::error::{ConfigError, Source};
 use crate::plan::schema::RawReference;
 use crate::plan::units::parse_bits;
 use std::path::{Path, PathBuf};
 
-/// The reference file (resolved against the experiment file's directory) and table name; the
-/// file must exist.
+/// A resolved reference (file and table name), and a warning when the file was found in the
+/// catalogue instead of beside the experiment file.
+pub type Resolved = (Option<(PathBuf, String)>, Option<String>);
+
+/// The resolved reference file and table name, and a warning when the file was found in the
+/// catalogue instead of beside the experiment file (`name` is the experiment's `name`). A
+/// reference found nowhere is refused, naming where it was looked for.
 pub fn resolve(
     src: Source<'_>,
+    name: &str,
     reference: Option<&RawReference>,
-) -> Result<Option<(PathBuf, String)>, ConfigError> {
+) -> Result<Resolved, ConfigError> {
     let Some(r) = reference else {
-        return Ok(None);
+        return Ok((None, None));
     };
     let base = src.file.parent().unwrap_or(Path::new("."));
-    let path = base.join(&r.file);
-    if !path.is_file() {
+    let beside = base.join(&r.file);
+    let (path, warning) = if beside.is_file() {
+        (beside, None)
+    } else if let Some((original, path)) = catalogue_reference(src.file, name, r) {
+        let w = format!(
+            "{}: reference {} is not beside this file; using {}, the paper values of the catalogue's `{name}` ({})",
+            src.file.display(),
+            r.file,
+            path.display(),
+            original.display()
+        );
+        (path, Some(w))
+    } else {
         return Err(src.at_table_key(
             "reference",
             "file",
-            format!("reference file {} does not exist", path.display()),
+            format!(
+                "reference file {} does not exist, and no catalogue experiment named `{name}` holds it (looked under {}); copy it from the directory of the original experiment file, beside this one",
+                beside.display(),
+                catalogue_dirs()
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
         ));
-    }
+    };
     load(&path, &r.table).map_err(|e| match e.line {
         // The CSV itself is at fault: the error names the CSV's line and column.
         Some(_) => e,
         None => src.at_table_key("reference", "table", e.message),
     })?;
-    Ok(Some((path, r.table.clone())))
+    Ok((Some((path, r.table.clone())), warning))
+}
+
+/// The catalogue directories searched for the original of a copied experiment: `experiments/`
+/// under the current directory, then under the workspace this binary was built from (when
+/// either exists).
+fn catalogue_dirs() -> Vec<PathBuf> {
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    let mut dirs = vec![PathBuf::from("experiments")];
+    if let (Ok(a), Ok(b)) = (dirs[0].canonicalize(), built.canonicalize()) {
+        if a == b {
+            return dirs;
+        }
+    }
+    dirs.push(built);
+    dirs.retain(|d| d.is_dir());
+    dirs
+}
+
+/// The catalogue experiment named `name` with the same reference file name and table whose
+/// reference file exists (not `file` itself): its path and the reference's.
+fn catalogue_reference(file: &Path, name: &str, r: &RawReference) -> Option<(PathBuf, PathBuf)> {
+    let own = file.canonicalize().ok();
+    let wanted = Path::new(&r.file).file_name()?;
+    for dir in catalogue_dirs() {
+        let mut files = Vec::new();
+        toml_files(&dir, &mut files);
+        files.sort();
+        for f in files {
+            if f.canonicalize().ok() == own {
+                continue;
+            }
+            let Ok(doc) = std::fs::read_to_string(&f)
+                .map_err(|_| ())
+                .and_then(|t| toml::from_str::<toml::Table>(&t).map_err(|_| ()))
+            else {
+                continue;
+            };
+            let theirs = doc.get("reference").and_then(|v| v.as_table());
+            let (Some(their_file), Some(their_table)) = (
+                theirs.and_then(|t| t.get("file")).and_then(|v| v.as_str()),
+                theirs.and_then(|t| t.get("table")).and_then(|v| v.as_str()),
+            ) else {
+                continue;
+            };
+            let path = f.parent().unwrap_or(Path::new(".")).join(their_file);
+            if doc.get("name").and_then(|v| v.as_str()) == Some(name)
+                && their_table == r.table
+                && Path::new(their_file).file_name() == Some(wanted)
+                && path.is_file()
+            {
+                return Some((f, path));
+            }
+        }
+    }
+    None
+}
+
+fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            toml_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "toml") {
+            out.push(p);
+        }
+    }
 }
 
 /// A transcribed paper value.
@@ -38,6 +135,9 @@ pub struct PaperValue {
     pub value_pct: f64,
     pub keys: Vec<(String, String)>,
 }
+
+/// The prefix of a reference column naming a structure parameter (`param_max`, `param_p`).
+pub const PARAM_PREFIX: &str = "param_";
 
 /// The metrics a reference row may give.
 pub const METRICS: [&str; 4] = ["fpr", "fnr", "error", "us_per_element"];
@@ -64,10 +164,21 @@ pub fn load(path: &Path, table: &str) -> Result<Vec<PaperValue>, ConfigError> {
             "needs `table`, `metric` and `value_pct` columns".into(),
         ));
     };
-    let keys: Vec<(usize, &str)> = ["memory", "algorithm", "k", "n", "distinct_pct"]
+    // The context a value applies to, then the structure parameters it names: `k` and any
+    // `param_<name>` column (matched against the structure's parameter `<name>`).
+    let mut keys: Vec<(usize, &str)> = ["memory", "algorithm", "n", "distinct_pct", "k"]
         .iter()
         .filter_map(|&k| col(k).map(|i| (i, k)))
         .collect();
+    keys.extend(
+        headers
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| {
+                h.trim().len() > PARAM_PREFIX.len() && h.trim().starts_with(PARAM_PREFIX)
+            })
+            .map(|(i, h)| (i, h.trim())),
+    );
     let mut out = Vec::new();
     let mut tables = std::collections::BTreeSet::new();
     for rec in r.records() {
@@ -159,11 +270,18 @@ mod tests {
             file: f.into(),
             table: "T".into(),
         };
-        let (path, table) = resolve(src, Some(&r("values.csv"))).unwrap().unwrap();
+        let (path, table) = resolve(src, "exp", Some(&r("values.csv")))
+            .unwrap()
+            .0
+            .unwrap();
         assert_eq!((path, table.as_str()), (dir.join("values.csv"), "T"));
-        let e = resolve(src, Some(&r("missing.csv"))).unwrap_err();
+        let e = resolve(src, "exp", Some(&r("missing.csv"))).unwrap_err();
         assert_eq!((e.key.as_deref(), e.line), (Some("file"), Some(2)));
-        assert!(resolve(src, None).unwrap().is_none());
+        assert!(
+            e.message.contains("no catalogue experiment named `exp`"),
+            "{e}"
+        );
+        assert!(resolve(src, "exp", None).unwrap().0.is_none());
         // Bad rows are refused naming the CSV's line and column; a missing table, the key.
         for (csv, line, key) in [
             ("T,fpr,x\n", Some(3), Some("value_pct")),
@@ -171,7 +289,7 @@ mod tests {
         ] {
             let text = format!("table,metric,value_pct\nT,fpr,1\n{csv}");
             std::fs::write(dir.join("bad.csv"), text).unwrap();
-            let e = resolve(src, Some(&r("bad.csv"))).unwrap_err();
+            let e = resolve(src, "exp", Some(&r("bad.csv"))).unwrap_err();
             assert_eq!((e.line, e.key.as_deref()), (line, key), "{csv}");
             assert_eq!(e.file, dir.join("bad.csv"));
         }
@@ -180,7 +298,7 @@ mod tests {
             "table,metric,value_pct,memory\nT,fpr,1,64XB\n",
         )
         .unwrap();
-        let e = resolve(src, Some(&r("bad.csv"))).unwrap_err();
+        let e = resolve(src, "exp", Some(&r("bad.csv"))).unwrap_err();
         assert_eq!((e.line, e.key.as_deref()), (Some(2), Some("memory")));
         // A table the file does not hold: the experiment's `table` key.
         let other = RawReference {
@@ -189,7 +307,7 @@ mod tests {
         };
         let text = "[reference]\nfile = \"values.csv\"\ntable = \"Z\"\n";
         let src = Source { file: &file, text };
-        let e = resolve(src, Some(&other)).unwrap_err();
+        let e = resolve(src, "exp", Some(&other)).unwrap_err();
         assert_eq!((e.line, e.key.as_deref()), (Some(3), Some("table")), "{e}");
         assert!(e.message.contains("tables there: T"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);

@@ -27,6 +27,62 @@ pub fn expand(
     Ok(out)
 }
 
+/// Fewer expected duplicates per checkpoint than this, in a scaled stream, draws a warning:
+/// the rates at each checkpoint rest on too few events to mean much.
+pub const MIN_DUPLICATES_PER_CHECKPOINT: f64 = 1000.0;
+
+/// The expected number of duplicates in a stream, where it has a closed form (uniform draws:
+/// `N·(1 − d)` for a distinct fraction `d`, `N − U·(1 − (1 − 1/U)^N)` for a universe `U`);
+/// `None` for other kinds (the run then checks the exact count after the ground truth).
+pub fn expected_duplicates(spec: &StreamSpec) -> Option<f64> {
+    match *spec {
+        StreamSpec::Uniform {
+            n,
+            distinct_fraction: Some(d),
+            ..
+        } => Some(n as f64 * (1.0 - d)),
+        StreamSpec::Uniform {
+            n,
+            universe: Some(u),
+            ..
+        } if u > 0 => {
+            let (n, u) = (n as f64, u as f64);
+            let distinct = u * -((n * (-1.0 / u).ln_1p()).exp_m1());
+            Some(n - distinct)
+        }
+        _ => None,
+    }
+}
+
+/// One warning naming the scaled stream with the fewest expected duplicates per checkpoint,
+/// when that is below [`MIN_DUPLICATES_PER_CHECKPOINT`] (none at scale 1, where the stream is
+/// the paper's own). `checkpoints(n)` is the number of checkpoints of a stream of `n`.
+pub fn few_duplicates(
+    src: Source<'_>,
+    streams: &[StreamCase],
+    scale: u64,
+    checkpoints: impl Fn(u64) -> u64,
+) -> Option<String> {
+    if scale <= 1 {
+        return None;
+    }
+    let (per, case) = streams
+        .iter()
+        .filter_map(|c| {
+            let d = expected_duplicates(&c.spec)?;
+            let n = c.spec.declared_len()?;
+            Some((d / checkpoints(n).max(1) as f64, c))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))?;
+    (per < MIN_DUPLICATES_PER_CHECKPOINT).then(|| {
+        format!(
+            "{}: at --scale {scale} the stream {} has about {per:.0} duplicates per checkpoint (fewer than {MIN_DUPLICATES_PER_CHECKPOINT:.0}): its rates are noisy; use a smaller --scale",
+            src.file.display(),
+            case.spec.describe()
+        )
+    })
+}
+
 /// The seeds of one combination.
 fn seeds_of(
     src: Source<'_>,
@@ -161,6 +217,31 @@ mod tests {
             (scaled[0].seed, scaled[0].spec.declared_len()),
             (1, Some(100))
         );
+    }
+
+    #[test]
+    fn few_duplicates_per_checkpoint_draw_a_warning_when_scaled() {
+        // QHT Table 1: 100K draws from 2^20 keys, about 4,600 duplicates (4.6 %).
+        let qht = "kind = \"uniform\"\nn = 100_000\nuniverse = 1_048_576";
+        let full = streams(qht, None, 1).unwrap();
+        let d = expected_duplicates(&full[0].spec).unwrap();
+        assert!((d - 4_599.0).abs() < 30.0, "{d}");
+        let src = Source {
+            file: Path::new("q.toml"),
+            text: "",
+        };
+        assert!(
+            few_duplicates(src, &full, 1, |_| 10).is_none(),
+            "never at scale 1"
+        );
+        let scaled = streams(qht, None, 64).unwrap();
+        let w = few_duplicates(src, &scaled, 64, |_| 10).unwrap();
+        assert!(w.contains("about 7 duplicates per checkpoint"), "{w}");
+        // Table 7's stream keeps ~13M duplicates at scale 64: no warning.
+        let t7 = "kind = \"uniform\"\nn = 1_000_000_000\ndistinct_fraction = 0.15";
+        assert!(few_duplicates(src, &streams(t7, None, 64).unwrap(), 64, |_| 10).is_none());
+        let zipf = "kind = \"zipf\"\nn = 1000\nuniverse = 100\ns = 1.0";
+        assert!(expected_duplicates(&streams(zipf, None, 1).unwrap()[0].spec).is_none());
     }
 
     #[test]

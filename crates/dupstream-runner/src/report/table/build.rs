@@ -4,7 +4,7 @@
 use super::TableCell;
 use crate::plan::{Dim, TableLayout};
 use crate::record::RawRow;
-use crate::report::reference::{PaperValue, paper_value};
+use crate::report::reference::{PaperValue, paper_value, parameter_mismatch};
 use crate::report::stats::{mean_ci, within_tolerance};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -188,6 +188,7 @@ fn cell(
     }
     let (mean, ci) = mean_ci(&vals);
     let paper = paper_value(reference, metric, members[0]).map(|p| p.value_pct);
+    let paper_mismatch = parameter_mismatch(reference, metric, members[0]);
     Some(TableCell {
         row: rk
             .iter()
@@ -200,6 +201,7 @@ fn cell(
         ours_ci95_pct: ci.is_finite().then_some(ci),
         seeds: vals.len(),
         paper_pct: paper,
+        paper_mismatch,
         diff_pp: paper.map(|p| mean - p),
         rel_diff: paper.filter(|p| *p != 0.0).map(|p| (mean - p) / p),
         within_tolerance: paper.map(|p| within_tolerance(mean, p)),

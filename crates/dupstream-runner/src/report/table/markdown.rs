@@ -22,7 +22,9 @@ pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCel
     }
     let mut s = String::new();
     let _ = writeln!(s, "# {title}\n\n{note}\n");
-    let has_paper = cells.iter().any(|c| c.paper_pct.is_some());
+    let has_paper = cells
+        .iter()
+        .any(|c| c.paper_pct.is_some() || c.paper_mismatch.is_some());
     if has_paper {
         let _ = writeln!(
             s,
@@ -59,7 +61,10 @@ pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCel
                             fmt_pct(p),
                             if ok { "✓" } else { "✗" }
                         ),
-                        _ => ours,
+                        _ => match &c.paper_mismatch {
+                            Some(why) => format!("{ours} / — ({why})"),
+                            None => ours,
+                        },
                     }
                 })
                 .unwrap_or_default();
@@ -71,6 +76,13 @@ pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCel
         .iter()
         .filter(|c| c.within_tolerance.is_some())
         .collect();
+    let unscored = cells.iter().filter(|c| c.paper_mismatch.is_some()).count();
+    if unscored > 0 {
+        let _ = writeln!(
+            s,
+            "\n{unscored} cells not scored: their structure's parameters differ from those of the paper's values (— and the parameter shown instead)."
+        );
+    }
     if !compared.is_empty() {
         let ok = compared
             .iter()

@@ -4,7 +4,7 @@
 mod build;
 mod markdown;
 
-pub use build::build;
+pub use build::{build, metric_value};
 pub use markdown::markdown;
 
 use crate::plan::TableLayout;
@@ -23,6 +23,9 @@ pub struct TableCell {
     pub ours_ci95_pct: Option<f64>,
     pub seeds: usize,
     pub paper_pct: Option<f64>,
+    /// Why the paper's value for this row and column is not compared: the structure
+    /// parameters that differ from the paper row's (`k=3 ≠ paper k=2`).
+    pub paper_mismatch: Option<String>,
     pub diff_pp: Option<f64>,
     pub rel_diff: Option<f64>,
     pub within_tolerance: Option<bool>,
