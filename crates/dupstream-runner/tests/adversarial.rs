@@ -587,6 +587,7 @@ fn a_closed_stdout_ends_every_command_quietly() {
         vec!["compare", s(&done)],
         vec!["plot", s(&done)],
         vec!["timing", s(&done)],
+        vec!["report", s(&done)],
         vec!["theory", "deng-fig1", "--out", s(&dir.join("theory"))],
         vec!["run", &file, "--quiet", "--out", s(&dir.join("run"))],
         vec!["merge", s(&parts), "--out", s(&dir.join("merged"))],

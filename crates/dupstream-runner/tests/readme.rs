@@ -113,7 +113,8 @@ fn every_dupstream_subcommand_and_flag_the_readme_uses_exists() {
                 "estimate",
                 "theory",
                 "timing",
-                "completions"
+                "completions",
+                "report"
             ]
             .contains(&sub),
             "README uses unknown subcommand {sub}"

@@ -139,11 +139,12 @@ fn merged_shards_equal_a_single_run_byte_for_byte() {
     for f in ["manifest.json", "shards.json"] {
         assert!(merged.join(f).is_file(), "{f} missing");
     }
-    // Same charts.
+    // Same charts, but the Pareto chart: it plots each cell's measured ns/element, which
+    // differs from run to run.
     for e in std::fs::read_dir(&single).unwrap() {
         let name = e.unwrap().file_name();
         let n = name.to_str().unwrap();
-        if n.ends_with(".svg") {
+        if n.ends_with(".svg") && !n.starts_with("pareto") {
             assert!(
                 std::fs::read(single.join(n)).unwrap() == std::fs::read(merged.join(n)).unwrap(),
                 "{n} differs"

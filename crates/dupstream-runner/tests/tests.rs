@@ -11,6 +11,7 @@ mod golden;
 mod outputs;
 mod properties;
 mod readme;
+mod report;
 mod schema;
 mod shard;
 mod window;

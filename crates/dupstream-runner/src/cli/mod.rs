@@ -9,6 +9,7 @@ mod estimate;
 mod list;
 mod merge;
 mod plot;
+mod report;
 mod run;
 mod slurm;
 mod theory;
@@ -55,6 +56,7 @@ pub const EXAMPLES: &str = concat!(
   dupstream compare results/bera-journal-table7/<date>-<host>-<rev>-scale64
   dupstream compare RUN_A RUN_B             two runs side by side, cell by cell
   dupstream plot results/bera-journal-table7/<date>-<host>-<rev>-scale64
+  dupstream report results                  static HTML pages over every results directory
   dupstream run my.toml --shard 0/4 --out parts/0   one of 4 shards (see `dupstream merge --help`)
   dupstream slurm my.toml --shards 16 --partition short --submit
   dupstream list --json                     machine-readable output (also check, estimate, compare)
@@ -125,6 +127,10 @@ enum Command {
     /// Time per element of each structure in a results directory, beside the paper's
     /// (QHT paper Table 3); writes timing.csv/.md and prints it.
     Timing(timing::TimingArgs),
+    /// Write static HTML pages: index.html in a results directory (table, charts, manifest,
+    /// links to the CSVs), or in every results directory under a root plus an index over them.
+    #[command(after_help = report::REPORT_EXAMPLES)]
+    Report(report::ReportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell) on stdout.
     #[command(after_help = completions::COMPLETIONS_EXAMPLES)]
     Completions(completions::CompletionsArgs),
@@ -200,6 +206,7 @@ fn dispatch(command: Command, registry: &Registry) -> Result<()> {
         Command::Theory(args) => theory::run(args),
         Command::Estimate(args) => estimate::run(args, registry),
         Command::Timing(args) => timing::run(args, registry),
+        Command::Report(args) => report::run(args, registry),
         Command::Completions(args) => completions::run(args),
     }
 }

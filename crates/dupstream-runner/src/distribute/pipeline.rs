@@ -166,7 +166,7 @@ impl Session {
             Inputs::Write => dir.write_inputs(exp)?,
             Inputs::CopyFrom(part) => dir.copy_inputs_from(part, exp)?,
         }
-        let md = report::write(exp, dir, &rows)?;
+        let md = report::write_timed(exp, dir, &rows, &ran.timings)?;
         let manifest = Manifest::new(exp, &self.id, outcome());
         dir.write_manifest(&manifest)?;
         dir.write_cells(&measured, &manifest.cells)?;

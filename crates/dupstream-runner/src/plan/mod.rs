@@ -21,7 +21,9 @@ pub mod validate;
 
 pub use error::ConfigError;
 pub use registry::{CustomStructure, Registry, StructureSpec};
-pub use schema::{ChartKind, DerivedKind, DerivedSpec, Dim, RawExperiment, TableLayout};
+pub use schema::{
+    ChartKind, ChartSpec, DerivedKind, DerivedSpec, Dim, ErrorMetric, RawExperiment, TableLayout,
+};
 
 use dupstream_streams::StreamSpec;
 use std::collections::BTreeSet;
@@ -70,7 +72,7 @@ pub struct Experiment {
     /// `[metrics] window` (scaled): also score against the windowed truth.
     pub window: Option<u64>,
     pub table: TableLayout,
-    pub charts: Vec<ChartKind>,
+    pub charts: Vec<ChartSpec>,
     pub derived: Vec<DerivedSpec>,
     /// Doubts that do not stop a run (e.g. a repeated seed), one line each, for stderr.
     pub warnings: Vec<String>,

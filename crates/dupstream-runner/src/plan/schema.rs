@@ -68,7 +68,7 @@ pub struct RawOutput {
     #[serde(default)]
     pub table: Option<TableLayout>,
     #[serde(default)]
-    pub charts: Option<Vec<ChartKind>>,
+    pub charts: Option<Vec<ChartSpec>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -136,10 +136,12 @@ impl Dim {
 }
 
 /// A chart the run draws.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ChartKind {
-    /// FPR and FNR against stream length, one chart per memory size.
+    /// FPR and FNR against stream length, one chart per memory size (memory sizes overlaid
+    /// when the run has one structure, as Deng & Rafiei Fig. 3).
+    #[default]
     RatesVsLength,
     /// Final FPR and FNR against memory.
     RatesVsMemory,
@@ -160,6 +162,10 @@ pub enum ChartKind {
     /// Load (fraction of non-zero cells; `1 − zero fraction` for counters) against stream
     /// length (Bera et al. journal Fig. 11).
     LoadVsLength,
+    /// The leaderboard view: error against bits per distinct element and against ns per
+    /// element, one marker per structure, with the Pareto front. Drawn for every run with two
+    /// structures or more unless listed with options.
+    Pareto,
 }
 
 impl ChartKind {
@@ -173,7 +179,170 @@ impl ChartKind {
             ChartKind::OnesDifference => "ones_difference",
             ChartKind::FnDifference => "fn_difference",
             ChartKind::LoadVsLength => "load_vs_length",
+            ChartKind::Pareto => "pareto",
         }
+    }
+
+    /// Every kind named by a plain string (all but `rates_vs_param`).
+    pub const PLAIN: [ChartKind; 8] = [
+        ChartKind::RatesVsLength,
+        ChartKind::RatesVsMemory,
+        ChartKind::RatesVsK,
+        ChartKind::OccupancyVsLength,
+        ChartKind::OnesDifference,
+        ChartKind::FnDifference,
+        ChartKind::LoadVsLength,
+        ChartKind::Pareto,
+    ];
+}
+
+/// The error a Pareto chart plots.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ErrorMetric {
+    Fpr,
+    Fnr,
+    /// FPR + FNR (the QHT paper's E).
+    #[default]
+    Sum,
+    /// The same against the windowed truth (`[metrics] window`).
+    WindowFpr,
+    WindowFnr,
+    WindowSum,
+}
+
+impl ErrorMetric {
+    /// The names an experiment file uses.
+    pub const NAMES: [&'static str; 6] = ["fpr", "fnr", "fpr+fnr", "w_fpr", "w_fnr", "w_fpr+w_fnr"];
+
+    pub fn parse(s: &str) -> Option<Self> {
+        let all = [
+            Self::Fpr,
+            Self::Fnr,
+            Self::Sum,
+            Self::WindowFpr,
+            Self::WindowFnr,
+            Self::WindowSum,
+        ];
+        Self::NAMES.iter().position(|n| *n == s).map(|i| all[i])
+    }
+}
+
+/// One entry of `[output] charts`: a kind, written as a string (`"rates_vs_length"`) or a
+/// table (`{ rates_vs_param = "k" }`, `{ chart = "rates_vs_length", log_y = true }`), and
+/// its options:
+/// - `log_y`: a log y axis (`true`), a linear one (`false`); by default log where a panel's
+///   values span more than two decades;
+/// - `x_label`, `x_pow2` (`rates_vs_param`): the x quantity's name, and whether it is
+///   2^parameter (the QHT paper's S for `s`);
+/// - `error` (`pareto`): `fpr`, `fnr`, `fpr+fnr` (default), or `w_`… against the window.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChartSpec {
+    pub kind: ChartKind,
+    pub log_y: Option<bool>,
+    pub x_label: Option<String>,
+    pub x_pow2: bool,
+    pub error: Option<ErrorMetric>,
+}
+
+impl From<ChartKind> for ChartSpec {
+    fn from(kind: ChartKind) -> Self {
+        Self {
+            kind,
+            ..Self::default()
+        }
+    }
+}
+
+impl ChartSpec {
+    /// A chart entry from its TOML value (see the type's doc).
+    pub fn from_toml(v: toml::Value) -> Result<Self, String> {
+        let mut table = match v {
+            toml::Value::String(s) => return Self::kind_named(&s).map(Self::from),
+            toml::Value::Table(t) => t,
+            other => {
+                return Err(format!(
+                    "a chart is a name or a table, not {}",
+                    other.type_str()
+                ));
+            }
+        };
+        let log_y = match table.remove("log_y") {
+            None => None,
+            Some(toml::Value::Boolean(b)) => Some(b),
+            Some(_) => return Err("`log_y` is true or false".into()),
+        };
+        let x_label = match table.remove("x_label") {
+            None => None,
+            Some(toml::Value::String(s)) => Some(s),
+            Some(_) => return Err("`x_label` is a string".into()),
+        };
+        let x_pow2 = match table.remove("x_pow2") {
+            None => false,
+            Some(toml::Value::Boolean(b)) => b,
+            Some(_) => return Err("`x_pow2` is true or false".into()),
+        };
+        let error = match table.remove("error") {
+            None => None,
+            Some(toml::Value::String(s)) => Some(ErrorMetric::parse(&s).ok_or_else(|| {
+                format!(
+                    "unknown error `{s}` (known: {})",
+                    ErrorMetric::NAMES.join(", ")
+                )
+            })?),
+            Some(_) => return Err("`error` is a string".into()),
+        };
+        let kind = match table.remove("chart") {
+            Some(toml::Value::String(s)) => Self::kind_named(&s)?,
+            Some(_) => return Err("`chart` is a chart name".into()),
+            None => match table.remove("rates_vs_param") {
+                Some(toml::Value::String(p)) => ChartKind::RatesVsParam(p),
+                Some(_) => return Err("`rates_vs_param` is a parameter name".into()),
+                None => return Err(
+                    "a chart table needs `chart = \"name\"` or `rates_vs_param = \"parameter\"`"
+                        .into(),
+                ),
+            },
+        };
+        if let Some(k) = table.keys().next() {
+            return Err(format!(
+                "unknown chart option `{k}` (known: chart, rates_vs_param, log_y, x_label, x_pow2, error)"
+            ));
+        }
+        let is_param = matches!(kind, ChartKind::RatesVsParam(_));
+        if (x_label.is_some() || x_pow2) && !is_param {
+            return Err("`x_label` and `x_pow2` apply to rates_vs_param only".into());
+        }
+        if error.is_some() && kind != ChartKind::Pareto {
+            return Err("`error` applies to pareto only".into());
+        }
+        Ok(Self {
+            kind,
+            log_y,
+            x_label,
+            x_pow2,
+            error,
+        })
+    }
+
+    fn kind_named(s: &str) -> Result<ChartKind, String> {
+        ChartKind::PLAIN
+            .iter()
+            .find(|k| k.as_str() == s)
+            .cloned()
+            .ok_or_else(|| {
+                let names: Vec<&str> = ChartKind::PLAIN.iter().map(ChartKind::as_str).collect();
+                format!(
+                    "unknown chart `{s}` (known: {}, {{ rates_vs_param = \"parameter\" }})",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+impl<'de> Deserialize<'de> for ChartSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        ChartSpec::from_toml(v).map_err(serde::de::Error::custom)
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod charts;
 pub mod derived;
+pub mod html;
 pub mod reference;
 pub mod runs;
 pub mod stats;
@@ -12,8 +13,9 @@ pub mod theory;
 pub mod timing;
 
 use crate::plan::{Experiment, Registry};
-use crate::record::{RawRow, ResultsDir};
+use crate::record::{CellTiming, RawRow, ResultsDir, read_json};
 use anyhow::Result;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// The measured rows of a run with its derived rows appended.
@@ -24,13 +26,53 @@ pub fn with_derived(exp: &Experiment, mut rows: Vec<RawRow>) -> (Vec<RawRow>, Ve
 }
 
 /// Writes the table (`table.csv`, `table.md`) and the charts from all rows (measured and
-/// derived); returns the Markdown table.
+/// derived) of a finished results directory (cell timings from its manifest); returns the
+/// Markdown table.
 pub fn write(exp: &Experiment, dir: &ResultsDir, rows: &[RawRow]) -> Result<String> {
+    let ns = cell_ns(dir)?;
+    write_with(exp, dir, rows, &ns)
+}
+
+/// [`write`] for a run being finished, whose cell timings are `timings`.
+pub fn write_timed(
+    exp: &Experiment,
+    dir: &ResultsDir,
+    rows: &[RawRow],
+    timings: &[CellTiming],
+) -> Result<String> {
+    let ns = timings.iter().map(|t| (t.cell, t.ns_per_element)).collect();
+    write_with(exp, dir, rows, &ns)
+}
+
+fn write_with(
+    exp: &Experiment,
+    dir: &ResultsDir,
+    rows: &[RawRow],
+    ns: &BTreeMap<usize, f64>,
+) -> Result<String> {
     let reference = reference::of(exp)?;
     let cells = table::build(rows, &exp.table, &reference);
     let md = table::write(dir.path(), &exp.name, &note(exp), &exp.table, &cells)?;
-    charts::draw(dir.path(), &exp.name, rows, &exp.charts, &reference)?;
+    charts::draw(dir.path(), &exp.name, rows, &exp.charts, &reference, ns)?;
     Ok(md)
+}
+
+/// The ns per element of each cell of a finished results directory, from its manifest
+/// (empty when it has none).
+pub fn cell_ns(dir: &ResultsDir) -> Result<BTreeMap<usize, f64>> {
+    #[derive(serde::Deserialize)]
+    struct Cells {
+        cells: Vec<CellTiming>,
+    }
+    let path = dir.join("manifest.json");
+    if !path.is_file() {
+        return Ok(BTreeMap::new());
+    }
+    let m: Cells = read_json(&path)?;
+    Ok(m.cells
+        .into_iter()
+        .map(|t| (t.cell, t.ns_per_element))
+        .collect())
 }
 
 /// The note under the table's title: the description, the scale, the streams and where the
@@ -64,5 +106,6 @@ pub fn load(dir: &ResultsDir, registry: &Registry) -> Result<(Experiment, Vec<Ra
 pub fn redraw(dir: &ResultsDir, registry: &Registry) -> Result<Vec<PathBuf>> {
     let (exp, rows) = load(dir, registry)?;
     let reference = reference::of(&exp)?;
-    charts::draw(dir.path(), &exp.name, &rows, &exp.charts, &reference)
+    let ns = cell_ns(dir)?;
+    charts::draw(dir.path(), &exp.name, &rows, &exp.charts, &reference, &ns)
 }

@@ -32,7 +32,7 @@
 use crate::plan::units::format_bits;
 use crate::record::{RawRow, read_rows, write_csv};
 use crate::report::charts::param::param_value;
-use crate::report::charts::{Panel, Series, render};
+use crate::report::charts::{Panel, Series, XScale, render};
 use crate::report::stats::mean_ci;
 use anyhow::{Context, Result, bail};
 use dupstream_filters::theory::{FnSetting, fn_rate, optimal_k_for_fn, pr0_after_gap};
@@ -493,18 +493,19 @@ pub fn write(dir: &Path, name: &str, points: &[Point]) -> Result<Vec<PathBuf>> {
             None => series.push((p.series.clone(), vec![p])),
         }
     }
-    let (x_desc, y_desc) = if name == "deng-fig1" {
+    // Fig. 1 is against K (integer ticks); Fig. 2 against the gap δ on a log axis (the
+    // points hold log10 δ).
+    let fig1 = name == "deng-fig1";
+    let (x_desc, y_desc) = if fig1 {
         ("K", "FN rate (%)")
     } else {
-        ("log10 gap δ", "FN rate difference (percentage points)")
+        ("gap δ", "FN rate difference (percentage points)")
     };
+    let x = |v: f64| if fig1 { v } else { 10f64.powf(v) };
     let panels: Vec<Panel> = panels
         .into_iter()
         .map(|(title, series)| Panel {
-            title,
-            x_desc: x_desc.into(),
-            y_desc: y_desc.into(),
-            x_log2: false,
+            x_scale: if fig1 { XScale::Integer } else { XScale::Log10 },
             series: series
                 .into_iter()
                 .map(|(label, pts)| {
@@ -512,18 +513,18 @@ pub fn write(dir: &Path, name: &str, points: &[Point]) -> Result<Vec<PathBuf>> {
                         pts.iter()
                             .map(|p| {
                                 let ci = p.ci95_pct.unwrap_or(0.0);
-                                (p.x, p.y_pct - ci, p.y_pct + ci)
+                                (x(p.x), p.y_pct - ci, p.y_pct + ci)
                             })
                             .collect()
                     });
                     Series {
                         label,
-                        points: pts.iter().map(|p| (p.x, p.y_pct)).collect(),
+                        points: pts.iter().map(|p| (x(p.x), p.y_pct)).collect(),
                         band,
                     }
                 })
                 .collect(),
-            markers: Vec::new(),
+            ..Panel::new(title, x_desc, y_desc)
         })
         .collect();
     let title = if name == "deng-fig1" {

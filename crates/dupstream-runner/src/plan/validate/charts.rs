@@ -2,11 +2,14 @@
 //! drawn from the experiment's series is refused before the run.
 
 use crate::plan::error::{ConfigError, Source};
-use crate::plan::schema::{ChartKind, DerivedKind, DerivedSpec, RawOutput, TableLayout};
+use crate::plan::schema::{ChartKind, ChartSpec, DerivedKind, DerivedSpec, RawOutput, TableLayout};
 
 /// The charts drawn when `[output] charts` is not given.
-pub fn default_charts() -> Vec<ChartKind> {
-    vec![ChartKind::RatesVsLength, ChartKind::RatesVsMemory]
+pub fn default_charts() -> Vec<ChartSpec> {
+    vec![
+        ChartKind::RatesVsLength.into(),
+        ChartKind::RatesVsMemory.into(),
+    ]
 }
 
 /// The table layout (default: memory in rows, structures in columns) and the charts.
@@ -14,10 +17,10 @@ pub fn resolve(
     src: Source<'_>,
     output: RawOutput,
     derived: &[DerivedSpec],
-) -> Result<(TableLayout, Vec<ChartKind>), ConfigError> {
+) -> Result<(TableLayout, Vec<ChartSpec>), ConfigError> {
     let charts = output.charts.unwrap_or_else(default_charts);
     for chart in &charts {
-        match chart {
+        match &chart.kind {
             ChartKind::RatesVsParam(p) if p.trim().is_empty() => {
                 return Err(src.at_table_key(
                     "output",
@@ -40,11 +43,34 @@ pub fn resolve(
     Ok((output.table.unwrap_or_default(), charts))
 }
 
+/// A Pareto chart of a windowed error needs `[metrics] window`.
+pub fn check_window(
+    src: Source<'_>,
+    charts: &[ChartSpec],
+    window: bool,
+) -> Result<(), ConfigError> {
+    use crate::plan::schema::ErrorMetric as E;
+    let windowed = charts.iter().any(|c| {
+        matches!(
+            c.error,
+            Some(E::WindowFpr) | Some(E::WindowFnr) | Some(E::WindowSum)
+        )
+    });
+    if windowed && !window {
+        return Err(src.at_table_key(
+            "output",
+            "charts",
+            "pareto: a windowed error (w_…) needs [metrics] window",
+        ));
+    }
+    Ok(())
+}
+
 /// A `rates_vs_param` chart must name something the rows will have: `memory`, `n`, a key of
 /// the stream or a key of some `[[algorithm]]` table.
 pub fn check_params(
     src: Source<'_>,
-    charts: &[ChartKind],
+    charts: &[ChartSpec],
     stream: &toml::Spanned<toml::Table>,
     algorithms: &[toml::Spanned<toml::Table>],
 ) -> Result<(), ConfigError> {
@@ -59,7 +85,7 @@ pub fn check_params(
         );
     }
     for chart in charts {
-        if let ChartKind::RatesVsParam(p) = chart {
+        if let ChartKind::RatesVsParam(p) = &chart.kind {
             if !known.contains(&p.as_str()) {
                 known.sort_unstable();
                 known.dedup();
@@ -98,7 +124,7 @@ mod tests {
         assert_eq!(charts, default_charts());
         let out = |c: ChartKind| RawOutput {
             table: None,
-            charts: Some(vec![c]),
+            charts: Some(vec![c.into()]),
         };
         let e = resolve(src, out(ChartKind::FnDifference), &[]).unwrap_err();
         assert_eq!((e.key.as_deref(), e.line), (Some("charts"), Some(2)));
@@ -110,5 +136,56 @@ mod tests {
         };
         assert!(resolve(src, out(ChartKind::FnDifference), &[diff]).is_ok());
         assert!(resolve(src, out(ChartKind::RatesVsParam(" ".into())), &[]).is_err());
+    }
+
+    #[test]
+    fn chart_entries_with_options() {
+        use crate::plan::schema::ErrorMetric;
+        let parse = |t: &str| -> Result<Vec<ChartSpec>, String> {
+            #[derive(serde::Deserialize)]
+            struct C {
+                charts: Vec<ChartSpec>,
+            }
+            toml::from_str::<C>(&format!("charts = {t}"))
+                .map(|c| c.charts)
+                .map_err(|e| e.to_string())
+        };
+        let c = parse(
+            r#"["rates_vs_length", { chart = "rates_vs_memory", log_y = false },
+               { rates_vs_param = "s", x_pow2 = true, x_label = "S" }, { chart = "pareto", error = "fnr" }]"#,
+        )
+        .unwrap();
+        assert_eq!(c[0], ChartKind::RatesVsLength.into());
+        assert_eq!(
+            (&c[1].kind, c[1].log_y),
+            (&ChartKind::RatesVsMemory, Some(false))
+        );
+        assert_eq!(c[2].kind, ChartKind::RatesVsParam("s".into()));
+        assert!(c[2].x_pow2 && c[2].x_label.as_deref() == Some("S"));
+        assert_eq!(c[3].error, Some(ErrorMetric::Fnr));
+        for (bad, why) in [
+            (r#"["rates_vs_lenght"]"#, "unknown chart `rates_vs_lenght`"),
+            (
+                r#"[{ chart = "pareto", logy = true }]"#,
+                "unknown chart option `logy`",
+            ),
+            (
+                r#"[{ chart = "rates_vs_k", error = "fnr" }]"#,
+                "pareto only",
+            ),
+            (
+                r#"[{ chart = "rates_vs_k", x_pow2 = true }]"#,
+                "rates_vs_param only",
+            ),
+            (
+                r#"[{ chart = "pareto", error = "e" }]"#,
+                "unknown error `e`",
+            ),
+            (r#"[{ log_y = true }]"#, "needs `chart"),
+            ("[3]", "a name or a table"),
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
     }
 }

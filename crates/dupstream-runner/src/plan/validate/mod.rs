@@ -50,6 +50,7 @@ fn validate(
     let (reference, moved) = reference::resolve(src, &raw.name, raw.reference.as_ref())?;
     let (table, charts) = charts::resolve(src, raw.output, &raw.derived)?;
     charts::check_params(src, &charts, &raw.stream, &raw.algorithm)?;
+    charts::check_window(src, &charts, window.is_some())?;
     let mut warnings: Vec<String> = clamped.into_iter().chain(moved).collect();
     warnings.extend(streams::few_duplicates(src, &streams, scale, |n| {
         checkpoint_count(n, checkpoints, checkpoint_every)

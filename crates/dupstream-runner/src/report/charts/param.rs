@@ -7,7 +7,8 @@
 //! of FP-SBF's `f`) is drawn flat across the range, as the paper does.
 
 use super::series::{Acc, slot, to_series};
-use super::{Panel, Series, Target};
+use super::{Panel, Series, Target, XScale};
+use crate::plan::ChartSpec;
 use crate::record::RawRow;
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -84,25 +85,56 @@ fn series_labels(rows: &[&RawRow], param: &str) -> Vec<String> {
         .collect()
 }
 
-/// The x axis of a parameter sweep: memory on a log2 axis labelled in bytes, other ranges of
-/// 16× or more on a log2 axis of the value.
+/// The x axis of a parameter sweep: the values drawn (`2^value` with `x_pow2`), memory on a
+/// log2 axis labelled in bytes, other ranges of 16× or more on a log2 axis labelled with the
+/// values, integer parameters with integer ticks.
 #[derive(Debug, Clone, Copy)]
 struct Axis {
     lo: f64,
     hi: f64,
-    log_memory: bool,
-    log_other: bool,
+    pow2: bool,
+    scale: XScale,
 }
 
 impl Axis {
-    fn tx(&self, x: f64) -> f64 {
-        if self.log_other { x.log2() } else { x }
+    fn of(xs: &[f64], param: &str, pow2: bool) -> Self {
+        let xs: Vec<f64> = xs
+            .iter()
+            .map(|&x| if pow2 { x.exp2() } else { x })
+            .collect();
+        let lo = xs.iter().copied().fold(f64::MAX, f64::min);
+        let hi = xs.iter().copied().fold(f64::MIN, f64::max);
+        let scale = if param == "memory" {
+            XScale::Log2Bytes
+        } else if lo > 0.0 && hi / lo >= 16.0 {
+            XScale::Log2
+        } else if xs.iter().all(|x| x.fract() == 0.0) {
+            XScale::Integer
+        } else {
+            XScale::Linear
+        };
+        Self {
+            lo,
+            hi,
+            pow2,
+            scale,
+        }
+    }
+
+    /// The x drawn for a parameter's value.
+    fn x(&self, v: f64) -> f64 {
+        if self.pow2 { v.exp2() } else { v }
     }
 }
 
 /// Draws the charts (see the module doc): one per stream, unless the parameter is a stream
-/// field.
-pub fn draw(t: Target<'_>, finals: &[&RawRow], param: &str) -> Result<Vec<PathBuf>> {
+/// field. `spec` may name the x quantity (`x_label`) and say it is 2^parameter (`x_pow2`).
+pub fn draw(
+    t: Target<'_>,
+    finals: &[&RawRow],
+    param: &str,
+    spec: &ChartSpec,
+) -> Result<Vec<PathBuf>> {
     let xs: Vec<f64> = finals
         .iter()
         .filter_map(|r| param_value(r, param))
@@ -110,14 +142,11 @@ pub fn draw(t: Target<'_>, finals: &[&RawRow], param: &str) -> Result<Vec<PathBu
     if xs.is_empty() {
         anyhow::bail!("rates_vs_param: no series has a parameter `{param}`");
     }
-    let lo = xs.iter().copied().fold(f64::MAX, f64::min);
-    let hi = xs.iter().copied().fold(f64::MIN, f64::max);
-    let log_memory = param == "memory";
-    let axis = Axis {
-        lo,
-        hi,
-        log_memory,
-        log_other: !log_memory && lo > 0.0 && hi / lo >= 16.0,
+    let axis = Axis::of(&xs, param, spec.x_pow2);
+    let x_desc = match (&spec.x_label, spec.x_pow2) {
+        (Some(l), _) => l.clone(),
+        (None, true) => format!("2^{param}"),
+        (None, false) => param.to_string(),
     };
     let by_stream = !is_stream_param(finals, param);
     let mut groups: BTreeMap<String, Vec<&RawRow>> = BTreeMap::new();
@@ -134,9 +163,14 @@ pub fn draw(t: Target<'_>, finals: &[&RawRow], param: &str) -> Result<Vec<PathBu
         let labels = series_labels(rows, param);
         let panels: Vec<Panel> = [("fpr", "FPR"), ("fnr", "FNR")]
             .into_iter()
-            .map(|(metric, name)| panel(t, rows, &labels, param, axis, (metric, name)))
+            .map(|(metric, name)| panel(t, rows, &labels, (param, &x_desc), axis, (metric, name)))
             .collect();
-        written.extend(t.render(&format!("rates_vs_param-{param}-{gi}"), stream, &panels)?);
+        written.extend(t.render(
+            &["rates_vs_param", param, &gi.to_string()],
+            stream,
+            rows,
+            panels,
+        )?);
     }
     Ok(written)
 }
@@ -146,7 +180,7 @@ fn panel(
     t: Target<'_>,
     rows: &[&RawRow],
     labels: &[String],
-    param: &str,
+    (param, x_desc): (&str, &str),
     axis: Axis,
     (metric, name): (&str, &str),
 ) -> Panel {
@@ -155,13 +189,12 @@ fn panel(
         let Some(v) = (if metric == "fpr" { r.fpr } else { r.fnr }) else {
             continue;
         };
-        let x = param_value(r, param).map(|x| axis.tx(x));
+        let x = param_value(r, param).map(|x| axis.x(x));
         slot(&mut accs, label).push(x, v * 100.0);
     }
-    let range = (axis.tx(axis.lo), axis.tx(axis.hi));
     let series: Vec<Series> = accs
         .into_iter()
-        .map(|(l, a)| to_series(l, &a, range, false))
+        .map(|(l, a)| to_series(l, &a, (axis.lo, axis.hi), false))
         .collect();
     let markers: Vec<Series> = rows
         .iter()
@@ -171,22 +204,16 @@ fn panel(
             let p = crate::report::reference::paper_value(t.reference, metric, r)?;
             Some(Series {
                 label: label.clone(),
-                points: vec![(axis.tx(x), p.value_pct)],
+                points: vec![(axis.x(x), p.value_pct)],
                 band: None,
             })
         })
         .collect();
     Panel {
-        title: format!("{name} vs {param}"),
-        x_desc: if axis.log_other {
-            format!("log2 {param}")
-        } else {
-            param.to_string()
-        },
-        y_desc: format!("{name} (%)"),
-        x_log2: axis.log_memory,
+        x_scale: axis.scale,
         series,
         markers,
+        ..Panel::new(format!("{name} vs {x_desc}"), x_desc, format!("{name} (%)"))
     }
 }
 

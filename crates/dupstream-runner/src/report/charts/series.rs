@@ -75,7 +75,7 @@ pub fn to_series(label: String, acc: &Acc, x_range: (f64, f64), clamp_band: bool
     }
 }
 
-/// Groups rows by `key`, then by label, averaging `y` (in percent) over seeds at each `x`.
+/// Groups rows by `key`, then by label, averaging `y` over seeds at each `x`.
 pub fn series_by<K: Ord + Clone>(
     rows: &[&RawRow],
     key: impl Fn(&RawRow) -> K,
@@ -86,7 +86,7 @@ pub fn series_by<K: Ord + Clone>(
     for r in rows {
         let Some(v) = y(r) else { continue };
         let group = out.entry(key(r)).or_default();
-        slot(group, &r.label).push(Some(x(r)), v * 100.0);
+        slot(group, &r.label).push(Some(x(r)), v);
     }
     out.into_iter()
         .map(|(k, groups)| {
@@ -112,7 +112,12 @@ mod tests {
         b.seed = 2;
         let c = test_row("B", 2, 0.5, 0.0);
         let rows = [&a, &b, &c];
-        let s = series_by(&rows, |_| 0, |r| r.position as f64, |r| r.fpr);
+        let s = series_by(
+            &rows,
+            |_| 0,
+            |r| r.position as f64,
+            |r| r.fpr.map(|v| v * 100.0),
+        );
         let s = &s[&0];
         assert_eq!(s.len(), 2);
         assert_eq!(s[0].label, "A");

@@ -8,8 +8,9 @@
 //! - `fn_difference`: the FN rate of each `difference` series (`[[derived]]`) against memory
 //!   (Deng & Rafiei Fig. 5: FPBuffering − SBF at several allowed FP rates).
 
+use super::length::keyed;
 use super::series::{Acc, series_by, slot, to_series};
-use super::{Panel, Target};
+use super::{Panel, Target, XScale};
 use crate::plan::units::format_bits;
 use crate::record::RawRow;
 use anyhow::Result;
@@ -31,47 +32,64 @@ fn ones(r: &RawRow) -> f64 {
 
 /// `load_vs_length` (see the module doc).
 pub fn load_vs_length(t: Target<'_>, rows: &[&RawRow]) -> Result<Vec<PathBuf>> {
-    let mut converted: Vec<RawRow> = rows.iter().map(|r| (*r).clone()).collect();
-    for r in &mut converted {
-        // series_by scales by 100: store the load as a fraction in `fpr`.
-        r.fpr = Some(load(r));
-    }
-    let refs: Vec<&RawRow> = converted.iter().collect();
+    let (keyed, overlay) = keyed(rows);
+    let refs: Vec<&RawRow> = keyed.iter().collect();
     let groups = series_by(
         &refs,
         |r| (r.memory_nominal_bits, r.stream.clone()),
         |r| r.position as f64,
-        |r| r.fpr,
+        |r| Some(load(r)),
     );
     let mut written = Vec::new();
     for (gi, ((memory, stream), series)) in groups.into_iter().enumerate() {
-        let mem = format_bits(memory);
-        let panel = Panel {
-            title: format!("load vs stream length ({mem})"),
-            x_desc: "elements".into(),
-            y_desc: "load: ones / cells (%)".into(),
-            x_log2: false,
-            series,
-            markers: Vec::new(),
+        let mem = if overlay {
+            String::new()
+        } else {
+            format_bits(memory)
         };
-        written.extend(t.render(&format!("load_vs_length-{mem}-{gi}"), &stream, &[panel])?);
+        let title = if overlay {
+            "load vs stream length".to_string()
+        } else {
+            format!("load vs stream length ({mem})")
+        };
+        let panel = Panel {
+            series,
+            ..Panel::new(title, "elements", "load: fraction of ones (non-zero cells)")
+        };
+        let in_chart = in_group(&refs, memory, &stream);
+        written.extend(t.render(
+            &["load_vs_length", &mem, &gi.to_string()],
+            &stream,
+            &in_chart,
+            vec![panel],
+        )?);
     }
     Ok(written)
 }
 
+/// The rows of one chart: memory (0 when overlaid) and stream.
+fn in_group<'a>(rows: &[&'a RawRow], memory: u64, stream: &str) -> Vec<&'a RawRow> {
+    rows.iter()
+        .copied()
+        .filter(|r| r.memory_nominal_bits == memory && r.stream == stream)
+        .collect()
+}
+
 /// `ones_difference` (see the module doc).
 pub fn ones_difference(t: Target<'_>, rows: &[&RawRow]) -> Result<Vec<PathBuf>> {
+    let (keyed, overlay) = keyed(rows);
+    let refs: Vec<&RawRow> = keyed.iter().collect();
     // (memory, stream) → label → seed → [(position, ones)].
     type PerSeed = BTreeMap<u64, Vec<(u64, f64)>>;
     let mut groups: BTreeMap<(u64, String), Vec<(String, PerSeed)>> = BTreeMap::new();
-    for r in rows {
+    for (r, orig) in refs.iter().zip(rows) {
         let g = groups
             .entry((r.memory_nominal_bits, r.stream.clone()))
             .or_default();
         slot(g, &r.label)
             .entry(r.seed)
             .or_default()
-            .push((r.position, ones(r)));
+            .push((r.position, ones(orig)));
     }
     let mut written = Vec::new();
     for (gi, ((memory, stream), labels)) in groups.iter().enumerate() {
@@ -96,16 +114,27 @@ pub fn ones_difference(t: Target<'_>, rows: &[&RawRow]) -> Result<Vec<PathBuf>> 
             };
             series.push(to_series(label.clone(), &acc, (0.0, 0.0), false));
         }
-        let mem = format_bits(*memory);
-        let panel = Panel {
-            title: format!("change in the number of ones between checkpoints ({mem})"),
-            x_desc: "elements".into(),
-            y_desc: "Δ ones".into(),
-            x_log2: false,
-            series,
-            markers: Vec::new(),
+        let mem = if overlay {
+            String::new()
+        } else {
+            format_bits(*memory)
         };
-        written.extend(t.render(&format!("ones_difference-{mem}-{gi}"), stream, &[panel])?);
+        let title = if overlay {
+            "change in the number of ones between checkpoints".to_string()
+        } else {
+            format!("change in the number of ones between checkpoints ({mem})")
+        };
+        let panel = Panel {
+            series,
+            ..Panel::new(title, "elements", "Δ ones")
+        };
+        let in_chart = in_group(&refs, *memory, stream);
+        written.extend(t.render(
+            &["ones_difference", &mem, &gi.to_string()],
+            stream,
+            &in_chart,
+            vec![panel],
+        )?);
     }
     Ok(written)
 }
@@ -124,19 +153,30 @@ pub fn fn_difference(t: Target<'_>, finals: &[&RawRow]) -> Result<Vec<PathBuf>> 
         &diffs,
         |r| r.stream.clone(),
         |r| r.memory_nominal_bits as f64,
-        |r| r.fnr,
+        |r| r.fnr.map(|v| v * 100.0),
     );
     let mut written = Vec::new();
     for (gi, (stream, series)) in fnr.into_iter().enumerate() {
         let panel = Panel {
-            title: "FN rate difference vs memory".into(),
-            x_desc: "memory".into(),
-            y_desc: "FN rate difference (percentage points)".into(),
-            x_log2: true,
+            x_scale: XScale::Log2Bytes,
             series,
-            markers: Vec::new(),
+            ..Panel::new(
+                "FN rate difference vs memory",
+                "memory (nominal)",
+                "FN rate difference (percentage points)",
+            )
         };
-        written.extend(t.render(&format!("fn_difference-{gi}"), &stream, &[panel])?);
+        let in_chart: Vec<&RawRow> = diffs
+            .iter()
+            .copied()
+            .filter(|r| r.stream == stream)
+            .collect();
+        written.extend(t.render(
+            &["fn_difference", &gi.to_string()],
+            &stream,
+            &in_chart,
+            vec![panel],
+        )?);
     }
     Ok(written)
 }

@@ -2,7 +2,7 @@
 //! bytes) or K, one chart per stream. Against K, a series is a structure at one memory size.
 
 use super::series::series_by;
-use super::{Panel, Series, Target};
+use super::{Panel, Series, Target, XScale};
 use crate::record::RawRow;
 use anyhow::Result;
 use std::path::PathBuf;
@@ -12,7 +12,7 @@ pub fn draw(t: Target<'_>, finals: &[&RawRow], by_memory: bool) -> Result<Vec<Pa
     let (kind, what) = if by_memory {
         ("rates_vs_memory", "memory")
     } else {
-        ("rates_vs_k", "k")
+        ("rates_vs_k", "K")
     };
     // A row without K is drawn at K = 0.
     let x = move |r: &RawRow| {
@@ -29,8 +29,9 @@ pub fn draw(t: Target<'_>, finals: &[&RawRow], by_memory: bool) -> Result<Vec<Pa
         }
     }
     let rel: Vec<&RawRow> = relabelled.iter().collect();
-    let fpr = series_by(&rel, |r| r.stream.clone(), x, |r| r.fpr);
-    let fnr = series_by(&rel, |r| r.stream.clone(), x, |r| r.fnr);
+    let pct = |v: Option<f64>| v.map(|v| v * 100.0);
+    let fpr = series_by(&rel, |r| r.stream.clone(), x, |r| pct(r.fpr));
+    let fnr = series_by(&rel, |r| r.stream.clone(), x, |r| pct(r.fnr));
     let mut written = Vec::new();
     for (gi, (stream, fpr_series)) in fpr.iter().enumerate() {
         let markers = |metric: &str| -> Vec<Series> {
@@ -46,18 +47,29 @@ pub fn draw(t: Target<'_>, finals: &[&RawRow], by_memory: bool) -> Result<Vec<Pa
                 .collect()
         };
         let panel = |name: &str, metric: &str, series: Vec<Series>| Panel {
-            title: format!("{name} vs {what}"),
-            x_desc: what.into(),
-            y_desc: format!("{name} (%)"),
-            x_log2: by_memory,
+            x_scale: if by_memory {
+                XScale::Log2Bytes
+            } else {
+                XScale::Integer
+            },
             series,
             markers: markers(metric),
+            ..Panel::new(
+                format!("{name} vs {what}"),
+                if by_memory { "memory (nominal)" } else { "K" },
+                format!("{name} (%)"),
+            )
         };
         let panels = vec![
             panel("FPR", "fpr", fpr_series.clone()),
             panel("FNR", "fnr", fnr.get(stream).cloned().unwrap_or_default()),
         ];
-        written.extend(t.render(&format!("{kind}-{gi}"), stream, &panels)?);
+        let in_chart: Vec<&RawRow> = finals
+            .iter()
+            .copied()
+            .filter(|r| r.stream == *stream)
+            .collect();
+        written.extend(t.render(&[kind, &gi.to_string()], stream, &in_chart, panels)?);
     }
     Ok(written)
 }

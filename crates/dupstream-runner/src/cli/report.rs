@@ -1,0 +1,56 @@
+//! `dupstream report`: static HTML pages over one results directory or a tree of them.
+
+use crate::plan::Registry;
+use crate::record::ResultsDir;
+use crate::report::{self, html};
+use anyhow::Result;
+use std::path::PathBuf;
+
+pub const REPORT_EXAMPLES: &str = "\
+Examples:
+  dupstream report results/bera-journal-table7/<date>-<rev>-scale64
+      index.html in that directory: table, charts, manifest, links to the CSVs
+  dupstream report results
+      the same in every results directory under results/, and results/index.html over them
+  dupstream report results --plot
+      re-draw every directory's charts from its raw.csv first (as `dupstream plot`)
+
+Open the index.html in a browser: no server is needed and nothing is fetched.";
+
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// A results directory (holding raw.csv), or a directory of them (e.g. results/).
+    path: PathBuf,
+    /// Re-draw the charts of each results directory before writing its page.
+    #[arg(long)]
+    plot: bool,
+}
+
+pub fn run(args: ReportArgs, registry: &Registry) -> Result<()> {
+    let single = html::is_results_dir(&args.path);
+    if args.plot {
+        let dirs = if single {
+            vec![args.path.clone()]
+        } else {
+            html::results_dirs(&args.path)?
+        };
+        for d in dirs {
+            // A directory that cannot be re-drawn (say, a replay whose data is not here)
+            // keeps its charts; the page is written all the same.
+            if let Err(e) = report::redraw(&ResultsDir::existing(&d), registry) {
+                eprintln!(
+                    "dupstream: warning: {}: charts not re-drawn: {e:#}",
+                    d.display()
+                );
+            }
+        }
+    }
+    if single {
+        outln!("{}", html::write_run(&args.path, None)?.display())?;
+    } else {
+        let (root, pages) = html::write_root(&args.path)?;
+        eprintln!("dupstream: {} run pages", pages.len());
+        outln!("{}", root.display())?;
+    }
+    Ok(())
+}

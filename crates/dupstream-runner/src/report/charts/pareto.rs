@@ -1,0 +1,265 @@
+//! `pareto`, the leaderboard view (as ann-benchmarks' recall/QPS plots): for each stream, the
+//! error against the memory spent per distinct element, and against the time per element,
+//! one marker per structure (a point per memory size, averaged over seeds) and the Pareto
+//! front (the points no other point beats on both axes) drawn as a dashed staircase.
+//!
+//! - Error: FPR, FNR or FPR + FNR (default; the QHT paper's E), since the start or against
+//!   the window (`{ chart = "pareto", error = "fnr" }`), in percent.
+//! - Bits per distinct element: the structure's memory as run (`memory_bits_used`) over the
+//!   stream's distinct elements (the unseen count at the stream's end).
+//! - ns per element: the cell's wall time over its elements, as the run recorded it (the
+//!   manifest's cell timings: stream generation, hashing, the structure and scoring). Without
+//!   timings the chart has the memory panel only.
+//!
+//! Derived series are left out: they are not structures that ran.
+
+use super::{Panel, Series, Style, Target, XScale};
+use crate::plan::ErrorMetric;
+use crate::record::RawRow;
+use anyhow::Result;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// A row of a structure that ran (not a derived series).
+fn measured(r: &RawRow) -> bool {
+    r.params.get("derived").is_none()
+}
+
+/// Whether a run gets the chart by default: two structures (labels) or more.
+pub fn applies(finals: &[&RawRow]) -> bool {
+    let mut labels: Vec<&str> = finals
+        .iter()
+        .filter(|r| measured(r))
+        .map(|r| r.label.as_str())
+        .collect();
+    labels.sort_unstable();
+    labels.dedup();
+    labels.len() >= 2
+}
+
+/// The error of a final row, in percent.
+pub fn error(r: &RawRow, metric: ErrorMetric) -> Option<f64> {
+    let w = |v: Option<Option<f64>>| v.flatten();
+    let v = match metric {
+        ErrorMetric::Fpr => r.fpr?,
+        ErrorMetric::Fnr => r.fnr?,
+        ErrorMetric::Sum => r.fpr? + r.fnr?,
+        ErrorMetric::WindowFpr => w(r.w_fpr)?,
+        ErrorMetric::WindowFnr => w(r.w_fnr)?,
+        ErrorMetric::WindowSum => w(r.w_fpr)? + w(r.w_fnr)?,
+    };
+    Some(v * 100.0)
+}
+
+fn metric_name(metric: ErrorMetric) -> &'static str {
+    match metric {
+        ErrorMetric::Fpr => "FPR",
+        ErrorMetric::Fnr => "FNR",
+        ErrorMetric::Sum => "FPR + FNR",
+        ErrorMetric::WindowFpr => "windowed FPR",
+        ErrorMetric::WindowFnr => "windowed FNR",
+        ErrorMetric::WindowSum => "windowed FPR + FNR",
+    }
+}
+
+/// One structure at one memory size, averaged over seeds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    pub label: String,
+    pub memory_nominal_bits: u64,
+    pub bits_per_distinct: f64,
+    pub error_pct: f64,
+    pub ns_per_element: Option<f64>,
+}
+
+/// The points of one stream's rows.
+pub fn points(rows: &[&RawRow], metric: ErrorMetric, ns: &BTreeMap<usize, f64>) -> Vec<Point> {
+    // (label, memory) → (bits/distinct, error, ns) per seed, in first-seen order.
+    type PerSeed = Vec<(f64, f64, Option<f64>)>;
+    let mut acc: Vec<((String, u64), PerSeed)> = Vec::new();
+    for r in rows.iter().filter(|r| measured(r)) {
+        let (Some(e), true) = (error(r, metric), r.unseen > 0) else {
+            continue;
+        };
+        let bpd = r.memory_bits_used as f64 / r.unseen as f64;
+        let key = (r.label.clone(), r.memory_nominal_bits);
+        let v = (bpd, e, ns.get(&r.cell).copied());
+        match acc.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, vs)) => vs.push(v),
+            None => acc.push((key, vec![v])),
+        }
+    }
+    acc.into_iter()
+        .map(|((label, memory_nominal_bits), vs)| {
+            let n = vs.len() as f64;
+            let timed: Vec<f64> = vs.iter().filter_map(|v| v.2).collect();
+            Point {
+                label,
+                memory_nominal_bits,
+                bits_per_distinct: vs.iter().map(|v| v.0).sum::<f64>() / n,
+                error_pct: vs.iter().map(|v| v.1).sum::<f64>() / n,
+                ns_per_element: (timed.len() == vs.len())
+                    .then(|| timed.iter().sum::<f64>() / timed.len() as f64),
+            }
+        })
+        .collect()
+}
+
+/// The Pareto front of `(x, y)` points, both to be minimised: the points no other point
+/// matches or beats on both, sorted by x (y then strictly falls).
+pub fn front(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut sorted: Vec<(f64, f64)> = points
+        .iter()
+        .copied()
+        .filter(|p| p.0.is_finite() && p.1.is_finite())
+        .collect();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for p in sorted {
+        if out.last().is_none_or(|last| p.1 < last.1) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// One panel: a series per label (its points joined in x order) and the front.
+fn panel(pts: &[(String, f64, f64)], title: String, x_desc: &str, y_desc: &str) -> Panel {
+    let mut series: Vec<Series> = Vec::new();
+    for (label, x, y) in pts {
+        match series.iter_mut().find(|s| s.label == *label) {
+            Some(s) => s.points.push((*x, *y)),
+            None => series.push(Series {
+                label: label.clone(),
+                points: vec![(*x, *y)],
+                band: None,
+            }),
+        }
+    }
+    for s in &mut series {
+        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    let xy: Vec<(f64, f64)> = pts.iter().map(|p| (p.1, p.2)).collect();
+    let (lo, hi) = xy
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    Panel {
+        x_scale: if lo > 0.0 && hi / lo >= 4.0 {
+            XScale::Log2
+        } else {
+            XScale::Linear
+        },
+        series,
+        style: Style::Joined,
+        front: front(&xy),
+        ..Panel::new(title, x_desc, y_desc)
+    }
+}
+
+/// Draws the chart (see the module doc), one per stream.
+pub fn draw(t: Target<'_>, finals: &[&RawRow], metric: ErrorMetric) -> Result<Vec<PathBuf>> {
+    let mut streams: BTreeMap<&str, Vec<&RawRow>> = BTreeMap::new();
+    for r in finals.iter().filter(|r| measured(r)) {
+        streams.entry(r.stream.as_str()).or_default().push(r);
+    }
+    let name = metric_name(metric);
+    let y_desc = format!("{name} (%)");
+    let mut written = Vec::new();
+    for (gi, (stream, rows)) in streams.iter().enumerate() {
+        let pts = points(rows, metric, t.ns_per_element);
+        if pts.is_empty() {
+            continue;
+        }
+        let by_memory: Vec<(String, f64, f64)> = pts
+            .iter()
+            .map(|p| (p.label.clone(), p.bits_per_distinct, p.error_pct))
+            .collect();
+        let mut panels = vec![panel(
+            &by_memory,
+            format!("{name} vs memory"),
+            "bits per distinct element",
+            &y_desc,
+        )];
+        let by_time: Vec<(String, f64, f64)> = pts
+            .iter()
+            .filter_map(|p| Some((p.label.clone(), p.ns_per_element?, p.error_pct)))
+            .collect();
+        if !by_time.is_empty() {
+            let mut p = panel(
+                &by_time,
+                format!("{name} vs time"),
+                "ns per element (cell wall time / elements)",
+                &y_desc,
+            );
+            if p.x_scale == XScale::Log2 {
+                p.x_scale = XScale::Log10;
+            }
+            // Memory sizes joined in time order would zigzag: markers only.
+            p.style = Style::Points;
+            panels.push(p);
+        }
+        written.extend(t.render(&["pareto", &gi.to_string()], stream, rows, panels)?);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::rows::test_row;
+
+    #[test]
+    fn the_front_keeps_what_nothing_beats() {
+        let pts = [
+            (1.0, 50.0),
+            (2.0, 10.0),
+            (2.0, 20.0),
+            (4.0, 12.0),
+            (8.0, 1.0),
+            (0.5, 60.0),
+        ];
+        assert_eq!(
+            front(&pts),
+            vec![(0.5, 60.0), (1.0, 50.0), (2.0, 10.0), (8.0, 1.0)]
+        );
+        assert_eq!(
+            front(&[(1.0, 5.0), (1.0, 5.0)]),
+            vec![(1.0, 5.0)],
+            "a tie is one point"
+        );
+    }
+
+    #[test]
+    fn points_average_seeds_and_leave_out_derived_series() {
+        let mut a = test_row("SBF", 0, 0.10, 0.20);
+        a.unseen = 1000;
+        a.memory_bits_used = 8000;
+        let mut b = a.clone();
+        b.cell = 1;
+        b.seed = 2;
+        b.fpr = Some(0.30);
+        let mut d = a.clone();
+        d.cell = 9;
+        d.label = "diff".into();
+        d.params = d.params.prepend(&[("derived", "difference")]);
+        let ns = BTreeMap::from([(0, 10.0), (1, 20.0)]);
+        let p = points(&[&a, &b, &d], ErrorMetric::Sum, &ns);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!((p[0].bits_per_distinct - 8.0).abs() < 1e-12);
+        assert!(
+            (p[0].error_pct - 40.0).abs() < 1e-9,
+            "mean of 30 % and 50 %"
+        );
+        assert_eq!(p[0].ns_per_element, Some(15.0));
+        let p = points(&[&a], ErrorMetric::Fnr, &BTreeMap::new());
+        assert!((p[0].error_pct - 20.0).abs() < 1e-9);
+        assert_eq!(p[0].ns_per_element, None, "no timing, no time panel");
+        assert!(
+            !applies(&[&a, &b, &d]),
+            "one structure (and a derived series)"
+        );
+        let mut c = a.clone();
+        c.label = "RSBF".into();
+        assert!(applies(&[&a, &c]));
+    }
+}

@@ -1,0 +1,459 @@
+//! `dupstream report`: static HTML pages to browse results, with no server, no network and
+//! nothing outside the page (the style is inline, there is no script; every link is
+//! relative, so a results tree can be copied or served as it is).
+//!
+//! - [`write_run`]: `index.html` in one results directory: the table (`table.md` and any
+//!   other Markdown file of the directory, rendered by pulldown-cmark), every chart (SVG,
+//!   linked to its 300 dpi PNG), what produced the run (`manifest.json`: summary, per-cell
+//!   timings, the file itself) and links to every file.
+//! - [`write_root`]: the same for every results directory under a root (a directory holding
+//!   `raw.csv`), and `index.html` in the root listing them by experiment.
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The page's file name.
+pub const INDEX: &str = "index.html";
+
+const STYLE: &str = "
+body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 90em; padding: 0 1em; color: #222; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+h2 { font-size: 1.25em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+.markdown table td { white-space: nowrap; }
+.scroll { overflow-x: auto; }
+figure { margin: 1em 0 2em 0; }
+figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: 0.85em; color: #555; }
+pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
+nav { font-size: 0.9em; margin-bottom: 1em; }
+.muted { color: #666; font-size: 0.9em; }
+";
+
+/// Whether `dir` is a finished results directory.
+pub fn is_results_dir(dir: &Path) -> bool {
+    dir.join("raw.csv").is_file()
+}
+
+/// Text escaped for HTML.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A relative link to `path` (components joined by `/`, each percent-encoded as needed).
+pub fn href(path: &Path) -> String {
+    path.components()
+        .map(|c| {
+            let s = c.as_os_str().to_string_lossy();
+            let mut out = String::new();
+            for b in s.bytes() {
+                if b.is_ascii_alphanumeric() || b"-._~+=,".contains(&b) {
+                    out.push(b as char);
+                } else {
+                    let _ = write!(out, "%{b:02X}");
+                }
+            }
+            out
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Markdown rendered as HTML (tables included).
+pub fn markdown(md: &str) -> String {
+    use pulldown_cmark::{Options, Parser, html};
+    let mut out = String::new();
+    html::push_html(&mut out, Parser::new_ext(md, Options::ENABLE_TABLES));
+    out
+}
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        escape(title)
+    )
+}
+
+/// The files of a directory (not hidden, not the page itself), sorted by name.
+fn files(dir: &Path) -> Result<Vec<String>> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| !n.starts_with('.') && n != INDEX)
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+fn human_bytes(b: u64) -> String {
+    match b {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{b} B"),
+    }
+}
+
+/// A JSON value as text for a table cell.
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "—".into(),
+        Value::Array(a) => a.iter().map(value_text).collect::<Vec<_>>().join(" "),
+        other => other.to_string(),
+    }
+}
+
+/// The manifest's summary: its scalar fields and the machine's, then per-cell timings.
+fn manifest_html(m: &Value) -> String {
+    let mut out = String::from("<table>\n");
+    let Some(obj) = m.as_object() else {
+        return String::new();
+    };
+    for (k, v) in obj {
+        let text = match (k.as_str(), v) {
+            ("streams" | "cells", _) => continue,
+            (k, Value::Number(n)) if k.ends_with("bytes") => {
+                n.as_u64().map_or(n.to_string(), human_bytes)
+            }
+            (k, Value::Number(n)) if k.ends_with("secs") || k.ends_with("secs_total") => {
+                n.as_f64().map_or(n.to_string(), |s| format!("{s:.1} s"))
+            }
+            (_, Value::Object(o)) => o
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", value_text(v)))
+                .collect::<Vec<_>>()
+                .join("; "),
+            (_, v) => value_text(v),
+        };
+        let _ = writeln!(
+            out,
+            "<tr><th>{}</th><td>{}</td></tr>",
+            escape(k),
+            escape(&text)
+        );
+    }
+    out.push_str("</table>\n");
+    if let Some(streams) = m["streams"].as_array().filter(|s| !s.is_empty()) {
+        out.push_str("<h3>Streams</h3>\n<table>\n<tr><th>stream</th><th>n (as run)</th><th>distinct</th><th>ground truth</th></tr>\n");
+        for s in streams {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2} s ({})</td></tr>",
+                escape(&value_text(&s["stream"])),
+                value_text(&s["n"]),
+                value_text(&s["distinct"]),
+                s["ground_truth_secs"].as_f64().unwrap_or(f64::NAN),
+                escape(&value_text(&s["oracle"]))
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    if let Some(cells) = m["cells"].as_array().filter(|c| !c.is_empty()) {
+        out.push_str("<h3>Cells</h3>\n<div class=\"scroll\"><table>\n<tr><th>cell</th><th>structure</th><th>elements</th><th>wall (s)</th><th>ns/element</th></tr>\n");
+        for c in cells {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.1}</td></tr>",
+                value_text(&c["cell"]),
+                escape(&value_text(&c["label"])),
+                value_text(&c["elements"]),
+                c["wall_secs"].as_f64().unwrap_or(f64::NAN),
+                c["ns_per_element"].as_f64().unwrap_or(f64::NAN)
+            );
+        }
+        out.push_str("</table></div>\n");
+    }
+    out
+}
+
+/// Charts of a directory: each SVG (or a PNG without one), in name order, Pareto first.
+fn charts(names: &[String]) -> Vec<(String, Option<String>)> {
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    for n in names {
+        let (stem, ext) = match n.rsplit_once('.') {
+            Some(p) => p,
+            None => continue,
+        };
+        let png = format!("{stem}.png");
+        let has_png = names.contains(&png);
+        match ext {
+            "svg" => out.push((n.clone(), has_png.then_some(png))),
+            "png" if !names.contains(&format!("{stem}.svg")) => out.push((n.clone(), None)),
+            _ => {}
+        }
+    }
+    out.sort_by_key(|(n, _)| !n.starts_with("pareto"));
+    out
+}
+
+/// Writes `index.html` in the results directory `dir`; `up` is the relative link to a root
+/// index above it, if any. Returns the page's path.
+pub fn write_run(dir: &Path, up: Option<&str>) -> Result<PathBuf> {
+    if !is_results_dir(dir) {
+        bail!("{}: not a results directory (no raw.csv)", dir.display());
+    }
+    let names = files(dir)?;
+    let manifest: Option<Value> = if names.iter().any(|n| n == "manifest.json") {
+        Some(crate::record::read_json(&dir.join("manifest.json"))?)
+    } else {
+        None
+    };
+    let dir_name = dir
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    let experiment = manifest
+        .as_ref()
+        .and_then(|m| m["experiment"].as_str())
+        .unwrap_or("results")
+        .to_string();
+    let mut body = String::new();
+    if let Some(up) = up {
+        let _ = writeln!(body, "<nav><a href=\"{up}\">all results</a></nav>");
+    }
+    let _ = writeln!(
+        body,
+        "<h1>{}</h1>\n<p class=\"muted\">{}</p>",
+        escape(&experiment),
+        escape(&dir_name)
+    );
+    if let Some(d) = manifest.as_ref().and_then(|m| m["description"].as_str()) {
+        let _ = writeln!(body, "<p>{}</p>", escape(d));
+    }
+    let mut toc = vec![("table", "Table")];
+    let chart_list = charts(&names);
+    if !chart_list.is_empty() {
+        toc.push(("charts", "Charts"));
+    }
+    if manifest.is_some() {
+        toc.push(("manifest", "Manifest"));
+    }
+    toc.push(("files", "Files"));
+    let _ = writeln!(
+        body,
+        "<nav>{}</nav>",
+        toc.iter()
+            .map(|(id, t)| format!("<a href=\"#{id}\">{t}</a>"))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    );
+    body.push_str("<h2 id=\"table\">Table</h2>\n");
+    let mds: Vec<&String> = names
+        .iter()
+        .filter(|n| n.ends_with(".md"))
+        .collect::<Vec<_>>();
+    let (first, rest): (Vec<&String>, Vec<&String>) =
+        mds.iter().partition(|n| n.as_str() == "table.md");
+    if first.is_empty() {
+        body.push_str("<p class=\"muted\">No table.md in this directory.</p>\n");
+    }
+    for n in first.into_iter().chain(rest) {
+        let md = std::fs::read_to_string(dir.join(n))
+            .with_context(|| format!("reading {}", dir.join(n).display()))?;
+        let _ = writeln!(
+            body,
+            "<div class=\"markdown scroll\">{}</div>\n<p class=\"muted\">From <a href=\"{}\">{}</a>.</p>",
+            markdown(&md),
+            href(Path::new(n)),
+            escape(n)
+        );
+    }
+    if !chart_list.is_empty() {
+        body.push_str("<h2 id=\"charts\">Charts</h2>\n");
+        for (img, png) in &chart_list {
+            let link = png.as_deref().unwrap_or(img);
+            let _ = write!(
+                body,
+                "<figure><a href=\"{}\"><img src=\"{}\" alt=\"{}\" loading=\"lazy\"></a>\n<figcaption>{}",
+                href(Path::new(link)),
+                href(Path::new(img)),
+                escape(img),
+                escape(img.rsplit_once('.').map_or(img.as_str(), |p| p.0))
+            );
+            if let Some(png) = png {
+                let _ = write!(
+                    body,
+                    " — <a href=\"{}\">PNG (300 dpi)</a> · <a href=\"{}\">SVG</a>",
+                    href(Path::new(png)),
+                    href(Path::new(img))
+                );
+            }
+            body.push_str("</figcaption></figure>\n");
+        }
+    }
+    if let Some(m) = &manifest {
+        body.push_str("<h2 id=\"manifest\">Manifest</h2>\n");
+        body.push_str(&manifest_html(m));
+        let _ = writeln!(
+            body,
+            "<details><summary><a href=\"manifest.json\">manifest.json</a></summary><pre>{}</pre></details>",
+            escape(&serde_json::to_string_pretty(m)?)
+        );
+    }
+    body.push_str("<h2 id=\"files\">Files</h2>\n<table>\n<tr><th>file</th><th>size</th></tr>\n");
+    for n in &names {
+        let size = std::fs::metadata(dir.join(n)).map_or(0, |m| m.len());
+        let _ = writeln!(
+            body,
+            "<tr><td><a href=\"{}\">{}</a></td><td>{}</td></tr>",
+            href(Path::new(n)),
+            escape(n),
+            human_bytes(size)
+        );
+    }
+    body.push_str("</table>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n");
+    let path = dir.join(INDEX);
+    crate::record::atomic_write(
+        &path,
+        page(&format!("{experiment} — {dir_name}"), &body).as_bytes(),
+    )?;
+    Ok(path)
+}
+
+/// The results directories under `root` (itself included), sorted; `cells/` directories
+/// are not searched.
+pub fn results_dirs(root: &Path) -> Result<Vec<PathBuf>> {
+    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<()> {
+        if is_results_dir(dir) {
+            out.push(dir.to_path_buf());
+        }
+        if depth == 0 {
+            return Ok(());
+        }
+        for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+            let e = e?;
+            let name = e.file_name();
+            if e.file_type()?.is_dir()
+                && name != "cells"
+                && !name.to_string_lossy().starts_with('.')
+            {
+                walk(&e.path(), depth - 1, out)?;
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(root, 4, &mut out)?;
+    out.sort();
+    Ok(out)
+}
+
+/// Writes a page in every results directory under `root` and `root/index.html` listing
+/// them; returns the root page and the run pages.
+pub fn write_root(root: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
+    let dirs: Vec<PathBuf> = results_dirs(root)?
+        .into_iter()
+        .filter(|d| d != root)
+        .collect();
+    if dirs.is_empty() {
+        bail!(
+            "{}: no results directory (with raw.csv) under it",
+            root.display()
+        );
+    }
+    let mut pages = Vec::new();
+    let mut rows = String::new();
+    let mut last_experiment = String::new();
+    for d in &dirs {
+        let rel = d.strip_prefix(root).unwrap_or(d);
+        let up = "../".repeat(rel.components().count()) + INDEX;
+        pages.push(write_run(d, Some(&up))?);
+        let m: Value = if d.join("manifest.json").is_file() {
+            crate::record::read_json(&d.join("manifest.json"))?
+        } else {
+            Value::Null
+        };
+        let experiment = m["experiment"].as_str().unwrap_or("?").to_string();
+        if experiment != last_experiment {
+            let _ = writeln!(
+                rows,
+                "<tr><th colspan=\"6\">{}</th></tr>",
+                escape(&experiment)
+            );
+            last_experiment = experiment;
+        }
+        let cells = m["cells"].as_array().map_or(0, Vec::len);
+        let _ = writeln!(
+            rows,
+            "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            href(&rel.join(INDEX)),
+            escape(&rel.display().to_string()),
+            escape(&value_text(&m["git_revision"])),
+            escape(&value_text(&m["scale"])),
+            cells,
+            m["wall_secs_total"]
+                .as_f64()
+                .map_or("—".into(), |s| format!("{s:.1} s")),
+            escape(&value_text(&m["description"]))
+        );
+    }
+    let body = format!(
+        "<h1>Results</h1>\n<p class=\"muted\">{} results directories.</p>\n<div class=\"scroll\"><table>\n<tr><th>directory</th><th>revision</th><th>scale</th><th>cells</th><th>wall time</th><th>description</th></tr>\n{rows}</table></div>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
+        dirs.len()
+    );
+    let path = root.join(INDEX);
+    crate::record::atomic_write(&path, page("dupstream results", &body).as_bytes())?;
+    Ok((path, pages))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_links_and_markdown_tables() {
+        assert_eq!(escape("<a & 'b'>"), "&lt;a &amp; &#39;b&#39;&gt;");
+        assert_eq!(
+            href(Path::new("run 1/rates_vs_length-10000 bits-0.png")),
+            "run%201/rates_vs_length-10000%20bits-0.png"
+        );
+        let html = markdown("| a | b |\n|---|---|\n| **1** | 2 |\n");
+        assert!(
+            html.contains("<table>") && html.contains("<strong>1</strong>"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn charts_prefer_svg_and_put_the_pareto_chart_first() {
+        let names: Vec<String> = [
+            "a.png",
+            "a.svg",
+            "b.png",
+            "pareto-0.png",
+            "pareto-0.svg",
+            "raw.csv",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let c = charts(&names);
+        assert_eq!(
+            c,
+            vec![
+                ("pareto-0.svg".to_string(), Some("pareto-0.png".to_string())),
+                ("a.svg".to_string(), Some("a.png".to_string())),
+                ("b.png".to_string(), None),
+            ]
+        );
+    }
+}

@@ -1,0 +1,272 @@
+//! `dupstream report`: the HTML pages over a results tree. Every `src` and `href` of every
+//! page must be relative and resolve to a file; the pages must need no network; and a real
+//! headless browser (Debian's Chromium) must draw them: its screenshot must not be blank and
+//! must show the charts' colours. Without a Chromium binary the browser part skips, saying so.
+
+use crate::util::{dupstream_ok, scratch};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Two structures at two memory sizes on a short stream: every chart kind of a run, and the
+/// Pareto chart.
+const SMALL: &str = r#"name = "report-small"
+description = "two structures, two memory sizes, 20K elements"
+
+[stream]
+kind = "uniform"
+n = 20_000
+distinct_fraction = 0.5
+seed = 3
+
+[grid]
+memory = ["2KB", "8KB"]
+
+[[algorithm]]
+label = "SBF"
+name = "sbf"
+max = 1
+k = 2
+p = 4
+
+[[algorithm]]
+label = "Bloom"
+name = "bloom"
+k = 3
+
+[metrics]
+checkpoints = 4
+
+[output]
+charts = ["rates_vs_length", "rates_vs_memory", { chart = "occupancy_vs_length", log_y = false }]
+"#;
+
+/// The values of `attr="…"` attributes in an HTML text.
+fn attributes(html: &str, attr: &str) -> Vec<String> {
+    let needle = format!(" {attr}=\"");
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find(&needle) {
+        rest = &rest[i + needle.len()..];
+        let end = rest.find('"').expect("closed attribute");
+        out.push(rest[..end].to_string());
+        rest = &rest[end..];
+    }
+    out
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = std::str::from_utf8(&b[i + 1..i + 3]).unwrap();
+            out.push(u8::from_str_radix(hex, 16).expect("percent escape"));
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// Checks every link and image of `page`; returns how many images it has.
+fn check_links(page: &Path) -> usize {
+    let html = std::fs::read_to_string(page).unwrap();
+    assert!(!html.contains("<script"), "{}: a script", page.display());
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "{}: an absolute URL (the page must need no network)",
+        page.display()
+    );
+    let base = page.parent().unwrap();
+    let srcs = attributes(&html, "src");
+    for link in srcs.iter().chain(&attributes(&html, "href")) {
+        if link.starts_with('#') {
+            continue;
+        }
+        assert!(
+            !link.starts_with('/') && !link.contains(':'),
+            "{}: `{link}` is not a relative link",
+            page.display()
+        );
+        let target = base.join(percent_decode(link));
+        assert!(
+            target.is_file(),
+            "{}: `{link}` does not resolve ({})",
+            page.display(),
+            target.display()
+        );
+    }
+    srcs.len()
+}
+
+/// Debian's Chromium, if installed (`DUPSTREAM_CHROMIUM` names another binary).
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("DUPSTREAM_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+}
+
+/// A screenshot of `page` by headless Chromium, as RGB pixels and width.
+fn screenshot(browser: &Path, page: &Path, scratch: &Path, name: &str) -> (Vec<u8>, usize) {
+    let shot = scratch.join(format!("{name}.png"));
+    let profile = scratch.join(format!("profile-{name}"));
+    let mut child = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg("--window-size=1280,1600")
+        .arg(format!("file://{}", page.canonicalize().unwrap().display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start chromium");
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("chromium did not finish within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        shot.is_file(),
+        "chromium wrote no screenshot of {}",
+        page.display()
+    );
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let rgb: Vec<u8> = buf[..info.buffer_size()]
+        .chunks(channels)
+        .flat_map(|px| [px[0], px[1], px[2]])
+        .collect();
+    (rgb, info.width as usize)
+}
+
+/// The variance of the pixels' luminance, and the number of pixels close to `color`.
+fn stats(rgb: &[u8], color: [u8; 3]) -> (f64, usize) {
+    let lum: Vec<f64> = rgb
+        .chunks(3)
+        .map(|p| 0.299 * p[0] as f64 + 0.587 * p[1] as f64 + 0.114 * p[2] as f64)
+        .collect();
+    let mean = lum.iter().sum::<f64>() / lum.len() as f64;
+    let var = lum.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / lum.len() as f64;
+    let near = rgb
+        .chunks(3)
+        .filter(|p| (0..3).all(|i| (p[i] as i32 - color[i] as i32).abs() <= 30))
+        .count();
+    (var, near)
+}
+
+#[test]
+fn report_pages_link_only_to_files_and_render_in_a_headless_browser() {
+    let dir = scratch("report");
+    let file = dir.join("small.toml");
+    std::fs::write(&file, SMALL).unwrap();
+    let results = dir.join("results");
+    let runs = [
+        results.join("report-small/a"),
+        results.join("report-small/b run"),
+    ];
+    for out in &runs {
+        dupstream_ok(&[
+            "run",
+            file.to_str().unwrap(),
+            "--threads",
+            "2",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+    }
+    // Two structures: the Pareto chart is drawn without being asked for.
+    assert!(runs[0].join("pareto-0.svg").is_file() && runs[0].join("pareto-0.png").is_file());
+
+    // One directory, then the root over both.
+    let one = dupstream_ok(&["report", runs[0].to_str().unwrap()]);
+    assert!(
+        String::from_utf8_lossy(&one.stdout)
+            .trim()
+            .ends_with("index.html")
+    );
+    let no_up = std::fs::read_to_string(runs[0].join("index.html")).unwrap();
+    assert!(
+        !no_up.contains("all results"),
+        "no root page above: no link to one"
+    );
+    dupstream_ok(&["report", results.to_str().unwrap()]);
+    let root_page = results.join("index.html");
+    check_links(&root_page);
+    let root_html = std::fs::read_to_string(&root_page).unwrap();
+    assert!(root_html.contains("report-small/a/index.html"));
+    assert!(root_html.contains("report-small/b%20run/index.html"));
+    for run in &runs {
+        let page = run.join("index.html");
+        let images = check_links(&page);
+        let html = std::fs::read_to_string(&page).unwrap();
+        let charts = std::fs::read_dir(run)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "svg")
+            })
+            .count();
+        assert!(charts >= 5, "{charts} charts");
+        assert_eq!(images, charts, "every chart is on the page");
+        assert!(
+            html.contains("<table>"),
+            "the table, rendered from table.md"
+        );
+        for f in ["raw.csv", "streams.csv", "table.csv", "manifest.json"] {
+            assert!(html.contains(&format!("href=\"{f}\"")), "no link to {f}");
+        }
+    }
+
+    let Some(browser) = chromium() else {
+        eprintln!(
+            "SKIPPED: headless-browser check of `dupstream report` (no /usr/bin/chromium; `apt-get install chromium`, or set DUPSTREAM_CHROMIUM); the link checks above ran"
+        );
+        return;
+    };
+    for (name, page) in [("root", root_page), ("run", runs[0].join("index.html"))] {
+        let (rgb, width) = screenshot(&browser, &page, &dir, name);
+        assert!(width >= 1000, "screenshot {width} px wide");
+        let (var, _) = stats(&rgb, [0, 0, 0]);
+        assert!(
+            var > 50.0,
+            "{name} page: blank screenshot (luminance variance {var:.1})"
+        );
+        if name == "run" {
+            // The charts drawn: pixels of the palette's red (second series) and green (third).
+            let (_, red) = stats(&rgb, [214, 39, 40]);
+            let (_, green) = stats(&rgb, [44, 160, 44]);
+            assert!(
+                red > 100 || green > 100,
+                "no chart colours in the screenshot (red {red}, green {green} pixels)"
+            );
+        }
+    }
+}
