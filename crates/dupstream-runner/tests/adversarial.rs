@@ -618,31 +618,14 @@ fn a_closed_stdout_ends_every_command_quietly() {
     }
 }
 
-/// Eight cells of about 0.05-0.15 s each at one thread: long enough to be
-/// interrupted between cells.
-const EIGHT_CELLS: &str = r#"name = "eight"
-description = "eight cells to interrupt"
-
-[stream]
-kind = "uniform"
-n = 2_000_000
-distinct_fraction = 0.5
-seed = 5
-
-[grid]
-memory = ["16KB", "64KB", "256KB", "1MB"]
-
-[[algorithm]]
-name = "sbf"
-p = 4
-
-[[algorithm]]
-name = "bloom"
-k = 3
-
-[metrics]
-checkpoints = 4
-"#;
+/// Eight cells of about 0.05-0.15 s each at one thread (two structures at four memory sizes
+/// over 2·10^6 elements): long enough to be interrupted between cells.
+fn eight_cells() -> String {
+    TINY.replace("n = 20_000", "n = 2_000_000").replace(
+        "memory = [\"16KB\", \"64KB\"]",
+        "memory = [\"16KB\", \"64KB\", \"256KB\", \"1MB\"]",
+    )
+}
 
 /// Files named `*.json` in `dir/cells` (finished cells), 0 when it does not exist.
 fn finished_cells(dir: &Path) -> usize {
@@ -661,22 +644,17 @@ fn a_signal_stops_the_run_keeping_finished_cells_and_says_how_to_resume() {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
     let dir = scratch("adv-signal");
-    let file = write(&dir, "eight.toml", EIGHT_CELLS);
+    let file = write(&dir, "eight.toml", &eight_cells());
+    // One thread, so that cells finish one at a time.
+    let run =
+        |out: &Path| ["run", &file, "--threads", "1", "--quiet", "--out", s(out)].map(String::from);
     let full = dir.join("full");
-    dupstream_ok(&["run", &file, "--threads", "1", "--quiet", "--out", s(&full)]);
+    dupstream_ok(&run(&full).each_ref().map(String::as_str));
     let want = std::fs::read(full.join("raw.csv")).unwrap();
     for (signal, code, name) in [("INT", 130, "SIGINT"), ("TERM", 143, "SIGTERM")] {
         let out_dir = dir.join(name);
         let child = Command::new(env!("CARGO_BIN_EXE_dupstream"))
-            .args([
-                "run",
-                &file,
-                "--threads",
-                "1",
-                "--quiet",
-                "--out",
-                s(&out_dir),
-            ])
+            .args(run(&out_dir))
             .current_dir(crate::util::root())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
