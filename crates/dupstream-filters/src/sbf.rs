@@ -39,7 +39,9 @@
 //!   whose generator yields `b` random bits (C's `rand()`: 31) would do. With `m ≤ 2^b` it
 //!   changes nothing (same draws, same verdicts); above, the cells at `2^b` and beyond are
 //!   never decremented. Bera et al.'s 512 MB SBF cells (`m = 2^32`) fit `b = 31`
-//!   (`experiments/bera-journal/SETUP.md`); no paper states it.
+//!   (`experiments/bera-journal/SETUP.md`); no paper states it. A scaled run (`--scale f`)
+//!   uses `b − log2 f` bits ([`Structure::scaled_params`](crate::Structure::scaled_params)),
+//!   keeping the undecremented fraction of the cells.
 //! - The `K` indices come from double hashing of the pre-hashed key, standing in for the
 //!   paper's independent hash functions; they are not forced distinct (nor are the paper's).
 //!
@@ -619,6 +621,18 @@ crate::structure::impl_structure!(StableBloomFilter {
         } else {
             Self::RELATIVE_COST
         }
+    }
+
+    /// Scaling the memory by `1/factor` scales the number of cells by `1/factor`, so a
+    /// `b`-bit decrement range becomes `b − log2 factor` bits (rounded down for a factor that is
+    /// not a power of two): at `--scale 64`, Bera et al.'s 31-bit hypothesis at `m = 2^32` cells
+    /// runs as 25 bits at `2^26` cells, the same half of the cells left undecremented.
+    fn scaled_params(params: &SbfParams, factor: u64) -> SbfParams {
+        let mut p = params.clone();
+        if let Some(b) = p.decrement_range_bits.as_mut() {
+            *b = b.saturating_sub(factor.max(1).ilog2()).max(1);
+        }
+        p
     }
 );
 

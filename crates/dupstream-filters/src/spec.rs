@@ -102,6 +102,16 @@ macro_rules! registry {
                 match self { $(Self::$variant(p) => <$ty as Structure>::cost_at(p, budget_bits),)* }
             }
 
+            /// The same structure for a run scaled down by `factor` (`--scale`): the type's
+            /// [`Structure::scaled_params`] (SBF's `decrement_range_bits` loses `log2 factor`
+            /// bits; every other built-in parameter is kept).
+            #[must_use]
+            pub fn scaled(&self, factor: u64) -> FilterSpec {
+                match self {
+                    $(Self::$variant(p) => Self::$variant(<$ty as Structure>::scaled_params(p, factor)),)*
+                }
+            }
+
             /// Estimated heap bytes of the built structure: its state plus uncharged overheads
             /// (buffer indexes, the exact set), for the runner's memory check
             /// ([`Structure::heap_bytes_estimate`]).

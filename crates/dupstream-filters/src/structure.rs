@@ -47,6 +47,15 @@ pub trait Structure: DuplicateFilter + Sized + 'static {
         Self::RELATIVE_COST
     }
 
+    /// The parameters for a run scaled down by `factor` (the runner's `--scale`: stream length
+    /// and memory divided by `factor`). Parameters that are absolute sizes tied to the memory or
+    /// the stream scale with them; the default keeps every parameter, which is right for
+    /// parameters that are ratios or counts per element (k, P, Max, fingerprint widths).
+    fn scaled_params(params: &Self::Params, factor: u64) -> Self::Params {
+        let _ = factor;
+        params.clone()
+    }
+
     /// Estimated heap bytes of the built structure: its state plus overheads the budget does
     /// not charge (a buffer's index, the exact set), for the runner's memory check.
     /// `distinct_hint` bounds the number of distinct keys the stream can hold.

@@ -32,6 +32,7 @@
 pub mod deng;
 mod error;
 pub mod replay;
+pub mod shuffled;
 mod spec;
 pub mod time;
 pub mod truth;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::deng::{self, DengStream};
 use crate::error::ensure;
 use crate::replay::{self, BadLinePolicy, ReplayFormat, ReplayStream};
+use crate::shuffled::{ShuffledStream, shuffled_distinct};
 use crate::uniform::{UniformStream, ZipfStream, universe_for_distinct_fraction};
 use crate::{Error, KeyStream, Result};
 
@@ -42,6 +43,17 @@ pub enum StreamSpec {
         /// Target distinct fraction `d ∈ (0, 1)`; `U` solves `U·(1 − e^{−N/U}) = d·N`.
         #[serde(default)]
         distinct_fraction: Option<f64>,
+        /// Generator seed.
+        #[serde(default)]
+        seed: u64,
+    },
+    /// A uniform shuffle of `D = round(d·N)` keys once each plus `N − D` copies drawn uniformly
+    /// from them: exactly `D` distinct keys; see [`crate::shuffled`].
+    Shuffled {
+        /// Stream length `N`.
+        n: u64,
+        /// Distinct fraction `d ∈ (0, 1]`: the stream has exactly `round(d·N)` distinct keys.
+        distinct_fraction: f64,
         /// Generator seed.
         #[serde(default)]
         seed: u64,
@@ -149,6 +161,7 @@ impl StreamSpec {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Uniform { .. } => "uniform",
+            Self::Shuffled { .. } => "shuffled",
             Self::Zipf { .. } => "zipf",
             Self::DengPoisson { .. } => "deng_poisson",
             Self::DengBModel { .. } => "deng_b_model",
@@ -243,6 +256,20 @@ impl StreamSpec {
                     }
                 }
             }
+            Self::Shuffled {
+                n,
+                distinct_fraction: d,
+                ..
+            } => {
+                check_n(n)?;
+                ensure(
+                    d > 0.0 && d <= 1.0,
+                    kind,
+                    "distinct_fraction",
+                    d,
+                    "must be in (0, 1]",
+                )?;
+            }
             Self::Zipf { n, universe, s, .. } => {
                 check_n(n)?;
                 ensure(
@@ -332,6 +359,7 @@ impl StreamSpec {
     pub fn declared_len(&self) -> Option<u64> {
         match *self {
             Self::Uniform { n, .. }
+            | Self::Shuffled { n, .. }
             | Self::Zipf { n, .. }
             | Self::DengPoisson { n, .. }
             | Self::DengBModel { n, .. } => Some(n),
@@ -340,7 +368,7 @@ impl StreamSpec {
     }
 
     /// Size of the bounded universe the keys are drawn from (`0..U`), if the stream declares
-    /// one: uniform (given or solved `U`) and Zipf.
+    /// one: uniform (given or solved `U`), shuffled (its `D` distinct keys) and Zipf.
     pub fn universe(&self) -> Option<u64> {
         match *self {
             Self::Uniform {
@@ -352,6 +380,11 @@ impl StreamSpec {
                 distinct_fraction: Some(d),
                 ..
             } => universe_for_distinct_fraction(n, d),
+            Self::Shuffled {
+                n,
+                distinct_fraction,
+                ..
+            } => Some(shuffled_distinct(n, distinct_fraction)),
             Self::Zipf { universe, .. } => Some(universe),
             _ => None,
         }
@@ -375,6 +408,7 @@ impl StreamSpec {
                     *u = div(*u);
                 }
             }
+            Self::Shuffled { n, .. } => *n = div(*n),
             Self::Zipf { n, universe, .. } => {
                 *n = div(*n);
                 *universe = div(*universe);
@@ -395,6 +429,12 @@ impl StreamSpec {
             Self::Uniform { n, seed, .. } => {
                 let u = self.universe().expect("validated universe");
                 Box::new(UniformStream::new(n, u, seed))
+            }
+            Self::Shuffled { n, seed, .. } => {
+                let d = self
+                    .universe()
+                    .expect("a shuffled stream has its distinct count");
+                Box::new(ShuffledStream::new(n, d, seed))
             }
             Self::Zipf {
                 n,
@@ -450,6 +490,14 @@ impl StreamSpec {
                 (Some(u), None) => format!("uniform n={n} U={u} seed={seed}"),
                 (None, None) => format!("uniform n={n} U=? seed={seed}"),
             },
+            Self::Shuffled {
+                n,
+                distinct_fraction: d,
+                seed,
+            } => format!(
+                "shuffled n={n} D={} (d={d}) seed={seed}",
+                shuffled_distinct(*n, *d)
+            ),
             Self::Zipf {
                 n,
                 universe,

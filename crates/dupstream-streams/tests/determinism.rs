@@ -12,6 +12,11 @@ fn generated_specs() -> Vec<StreamSpec> {
             distinct_fraction: Some(0.6),
             seed: 7,
         },
+        StreamSpec::Shuffled {
+            n: 200_000,
+            distinct_fraction: 0.6,
+            seed: 7,
+        },
         StreamSpec::Zipf {
             n: 100_000,
             universe: 5_000,
@@ -54,6 +59,7 @@ fn different_seeds_differ() {
         let mut other = spec.clone();
         match &mut other {
             StreamSpec::Uniform { seed, .. }
+            | StreamSpec::Shuffled { seed, .. }
             | StreamSpec::Zipf { seed, .. }
             | StreamSpec::DengPoisson { seed, .. }
             | StreamSpec::DengBModel { seed, .. } => *seed += 1,

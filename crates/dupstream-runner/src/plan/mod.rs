@@ -213,6 +213,9 @@ pub fn distinct_target(spec: &StreamSpec) -> Option<f64> {
         StreamSpec::Uniform {
             distinct_fraction, ..
         } => *distinct_fraction,
+        StreamSpec::Shuffled {
+            distinct_fraction, ..
+        } => Some(*distinct_fraction),
         _ => None,
     }
 }

@@ -45,6 +45,13 @@ pub trait StructureSpec: Send + Sync + fmt::Debug {
         let _ = distinct_hint;
         budget_bits / 8 + 4096
     }
+    /// The structure for a run scaled down by `factor` (`--scale`), when a parameter scales
+    /// with the memory ([`Structure::scaled_params`](dupstream_filters::Structure::scaled_params));
+    /// `None` keeps it as it is.
+    fn scaled(&self, factor: u64) -> Option<Arc<dyn StructureSpec>> {
+        let _ = factor;
+        None
+    }
 }
 
 impl StructureSpec for FilterSpec {
@@ -62,6 +69,10 @@ impl StructureSpec for FilterSpec {
     }
     fn heap_bytes_estimate(&self, budget_bits: u64, distinct_hint: u64) -> u64 {
         FilterSpec::heap_bytes_estimate(self, budget_bits, distinct_hint)
+    }
+    fn scaled(&self, factor: u64) -> Option<Arc<dyn StructureSpec>> {
+        let s = FilterSpec::scaled(self, factor);
+        (s != *self).then(|| Arc::new(s) as Arc<dyn StructureSpec>)
     }
 }
 
@@ -183,6 +194,10 @@ impl<T: FilterStructure> StructureSpec for Typed<T> {
     }
     fn heap_bytes_estimate(&self, budget_bits: u64, distinct_hint: u64) -> u64 {
         T::heap_bytes_estimate(&self.params, budget_bits, distinct_hint)
+    }
+    fn scaled(&self, factor: u64) -> Option<Arc<dyn StructureSpec>> {
+        let params = T::scaled_params(&self.params, factor);
+        (params != self.params).then(|| Arc::new(Typed::<T> { params }) as Arc<dyn StructureSpec>)
     }
 }
 

@@ -150,15 +150,25 @@ pub fn cells(
     scale: u64,
 ) -> Result<Vec<Cell>, ConfigError> {
     let mut cells = Vec::new();
+    // Parameters tied to the memory's size scale with it (`Structure::scaled_params`).
+    let scaled: Vec<_> = algorithms
+        .iter()
+        .map(|a| {
+            (scale > 1)
+                .then(|| a.spec.scaled(scale))
+                .flatten()
+                .unwrap_or_else(|| Arc::clone(&a.spec))
+        })
+        .collect();
     for stream in 0..streams {
         for &mem in grid {
-            for a in algorithms {
+            for (a, spec) in algorithms.iter().zip(&scaled) {
                 if a.only_memory.as_ref().is_some_and(|o| !o.contains(&mem)) {
                     continue;
                 }
                 let bits = mem / scale;
-                a.spec.memory_bits_for(bits).map_err(|e| {
-                    let name = a.spec.name();
+                spec.memory_bits_for(bits).map_err(|e| {
+                    let name = spec.name();
                     let msg = format!("{name} at {} (scaled: {bits} bits): {e}", format_bits(mem));
                     let key = mentioned_key(&e, &a.keys).unwrap_or_else(|| "name".into());
                     src.at_key(a.span.clone(), &key, msg)
@@ -166,7 +176,7 @@ pub fn cells(
                 cells.push(Cell {
                     index: cells.len(),
                     stream,
-                    filter: Arc::clone(&a.spec),
+                    filter: Arc::clone(spec),
                     label: a.label.clone(),
                     memory_bits: bits,
                     memory_nominal_bits: mem,
