@@ -47,6 +47,9 @@ printf '\000in24.inetnebr.com - - [01/Aug/1995:00:00:01 -0400] "GET /shuttle/a.t
 } > "$c/part_files/seed"
 
 cd fuzz
+# The main workspace's locked versions (fuzz/ is its own workspace: without this its lock
+# would drift from the one the crates are built and tested with); cargo adds libfuzzer-sys.
+cp ../Cargo.lock Cargo.lock
 status=0
 for t in $("${fuzz[@]}" list); do
     log="target/fuzz-$t.log"
