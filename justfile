@@ -145,7 +145,7 @@ bench:
     cargo bench -p dupstream-filters --bench step
     cargo bench -p dupstream-streams
 
-# The roofline and the structures' half of the cost model's calibration: each structure beside the limit loop touching as many cells at 1 Mbit, 8 MiB, 64 MB and 512 MB (ns per element, ratio); rewrites crates/dupstream-filters/src/calibration_table.rs with the machine and its load. `just roofline sbf 1mbit` filters and does not write. About 20 minutes.
+# The roofline and the structures' half of the cost model's calibration: each structure beside the limit loop touching as many cells at 1 Mbit, 8 MiB, 64 MB and 512 MB (ns per element, ratio); rewrites crates/dupstream-filters/src/calibration_table.rs with the machine and its load. `just roofline sbf 1mbit` filters and does not write. 10 to 20 minutes.
 [group('bench')]
 roofline *filter:
     if [ -z "{{filter}}" ]; then cargo bench -p dupstream-filters --bench roofline -- --write {{justfile_directory()}}/crates/dupstream-filters/src/calibration_table.rs && cargo fmt --all; else cargo bench -p dupstream-filters --bench roofline -- {{filter}}; fi
@@ -155,9 +155,15 @@ roofline *filter:
 calibrate-streams:
     cargo bench -p dupstream-runner --bench calibrate -- --write {{justfile_directory()}}/crates/dupstream-runner/src/plan/calibration_table.rs && cargo fmt --all
 
-# Calibrate `dupstream estimate` on this machine: `just roofline` and `just calibrate-streams` (one thread, thread CPU time; on a shared machine run `nice -n 10 just calibrate`), then rebuild. About 12 minutes.
+# Calibrate `dupstream estimate` on this machine: `just roofline` and `just calibrate-streams` (one thread, thread CPU time; on a shared machine run `nice -n 10 just calibrate`), then rebuild. 10 to 20 minutes.
 [group('bench')]
 calibrate:
     just roofline
     just calibrate-streams
     just build
+
+# Fuzz every target in fuzz/ (cargo-fuzz; experiment parser, each replay format, merge's part
+# and cell files) for `secs` seconds each; prints executions and findings (scripts/fuzz.sh).
+[group('test')]
+fuzz secs="60":
+    bash scripts/fuzz.sh {{secs}}

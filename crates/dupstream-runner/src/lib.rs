@@ -7,6 +7,27 @@
 //! A user's crate can register its own structure and run any experiment file with it,
 //! without forking: see [`plan::Registry`] and `examples/custom_structure.rs`.
 #![forbid(unsafe_code)]
+// Everything written to stdout goes through `outln!` or `out!`, which return the write error: a reader
+// that closed the pipe (`dupstream list | head -1`) then ends the command quietly
+// (`cli::main_with`) instead of panicking as `println!` does.
+#![deny(clippy::print_stdout)]
+
+/// `println!` to stdout that returns the [`std::io::Result`] of the write instead of
+/// panicking on it.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
+/// `print!` to stdout, returning the write's result as [`outln!`] does.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
 
 pub mod cli;
 pub mod distribute;

@@ -495,3 +495,224 @@ fn a_fifo_gets_a_plain_language_message() {
     assert!(!text.contains("os error 29"), "bare OS message: {text}");
     assert!(text.contains("cannot be read twice"), "{text}");
 }
+
+#[test]
+fn skipped_replay_lines_are_counted_and_reported() {
+    let dir = scratch("adv-skipped");
+    // Lines 2, 4, 5, 7, 8 and 10 are empty (malformed for `lines`); 4 keys remain.
+    write(&dir, "keys.txt", "a\n\nb\n\n\na\n\n\nc\n\n");
+    let text = replay("keys.txt").replace(
+        "format = \"lines\"\n",
+        "format = \"lines\"\nbad_lines = \"skip\"\n",
+    );
+    let file = write(&dir, "rp.toml", &text);
+    let out_dir = dir.join("out");
+    let out = dupstream_ok(&["run", &file, "--quiet", "--out", s(&out_dir)]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("skipped 6 malformed lines, the first at lines 2, 4, 5, 7, 8"),
+        "stderr: {err}"
+    );
+    // streams.csv: the count and the first line numbers, by column name.
+    let streams = std::fs::read_to_string(out_dir.join("streams.csv")).unwrap();
+    let mut lines = streams.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| {
+        let i = header.iter().position(|h| *h == name);
+        row[i.unwrap_or_else(|| panic!("no `{name}` column: {streams}"))]
+    };
+    assert_eq!(col("n"), "4", "{streams}");
+    assert_eq!(col("skipped_lines"), "6", "{streams}");
+    assert_eq!(col("skipped_first"), "2 4 5 7 8", "{streams}");
+    // manifest.json: the same, per stream.
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["streams"][0]["skipped_lines"], 6, "{m}");
+    assert_eq!(
+        m["streams"][0]["first_skipped_lines"],
+        serde_json::json!([2, 4, 5, 7, 8]),
+        "{m}"
+    );
+    // Every line skipped: exit 2, and the message says so with the count.
+    write(&dir, "keys.txt", "\n\n\n");
+    let out = dupstream(&["run", &file, "--quiet", "--out", s(&dir.join("none"))]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let last = stderr(&out).lines().last().unwrap_or("").to_string();
+    assert!(
+        last.contains("has no keys")
+            && last.contains("skipped 3 malformed lines, at lines 1, 2, 3"),
+        "{last}"
+    );
+    assert!(!dir.join("none/raw.csv").exists());
+}
+
+/// Runs `dupstream ARGS` with stdout a pipe whose reader is already gone (as under
+/// `| head -1` once head has exited); returns the exit code and stderr.
+fn closed_stdout(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dupstream"))
+        .args(args)
+        .current_dir(crate::util::root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run dupstream");
+    // Close the read end before the command writes (it is still starting up).
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    (out.status.code(), stderr(&out))
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    let dir = scratch("adv-pipe");
+    // With paper values, for `compare`.
+    write(
+        &dir,
+        "values.csv",
+        "table,metric,value_pct,memory\nT,fpr,1.5,16KB\n",
+    );
+    let text = format!("{TINY}\n[reference]\nfile = \"values.csv\"\ntable = \"T\"\n");
+    let file = write(&dir, "tiny.toml", &text);
+    let done = dir.join("done");
+    dupstream_ok(&["run", &file, "--quiet", "--out", s(&done)]);
+    let parts = dir.join("parts");
+    run_part(&file, &parts.join("p0"), "0/1", "1");
+    let cases: Vec<Vec<String>> = [
+        vec!["list"],
+        vec!["check"],
+        vec!["list", "--json"],
+        vec!["estimate", "experiments/bera-journal", "--scale", "64"],
+        vec!["completions", "bash"],
+        vec!["compare", s(&done)],
+        vec!["plot", s(&done)],
+        vec!["timing", s(&done)],
+        vec!["report", s(&done)],
+        vec!["theory", "deng-fig1", "--out", s(&dir.join("theory"))],
+        vec!["run", &file, "--quiet", "--out", s(&dir.join("run"))],
+        vec!["merge", s(&parts), "--out", s(&dir.join("merged"))],
+        vec![
+            "slurm",
+            &file,
+            "--shards",
+            "2",
+            "--out",
+            s(&dir.join("slurm")),
+        ],
+    ]
+    .iter()
+    .map(|a| a.iter().map(|x| x.to_string()).collect())
+    .collect();
+    for args in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, err) = closed_stdout(&args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
+    }
+    // The run and the merge finished their results before printing the table.
+    for d in ["run", "merged"] {
+        assert!(dir.join(d).join("commit.json").is_file(), "{d}");
+    }
+}
+
+/// Eight cells of about 0.05-0.15 s each at one thread (two structures at four memory sizes
+/// over 2·10^6 elements): long enough to be interrupted between cells.
+fn eight_cells() -> String {
+    TINY.replace("n = 20_000", "n = 2_000_000").replace(
+        "memory = [\"16KB\", \"64KB\"]",
+        "memory = [\"16KB\", \"64KB\", \"256KB\", \"1MB\"]",
+    )
+}
+
+/// Files named `*.json` in `dir/cells` (finished cells), 0 when it does not exist.
+fn finished_cells(dir: &Path) -> usize {
+    std::fs::read_dir(dir.join("cells")).map_or(0, |d| {
+        d.filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "json"))
+        })
+        .count()
+    })
+}
+
+#[cfg(unix)]
+#[test]
+fn a_signal_stops_the_run_keeping_finished_cells_and_says_how_to_resume() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = scratch("adv-signal");
+    let file = write(&dir, "eight.toml", &eight_cells());
+    // One thread, so that cells finish one at a time.
+    let run =
+        |out: &Path| ["run", &file, "--threads", "1", "--quiet", "--out", s(out)].map(String::from);
+    let full = dir.join("full");
+    dupstream_ok(&run(&full).each_ref().map(String::as_str));
+    let want = std::fs::read(full.join("raw.csv")).unwrap();
+    for (signal, code, name) in [("INT", 130, "SIGINT"), ("TERM", 143, "SIGTERM")] {
+        let out_dir = dir.join(name);
+        let child = Command::new(env!("CARGO_BIN_EXE_dupstream"))
+            .args(run(&out_dir))
+            .current_dir(crate::util::root())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Signal once the first cell is finished (seven are still to run).
+        let start = Instant::now();
+        while finished_cells(&out_dir) == 0 {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "no cell finished"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let out = child.wait_with_output().unwrap();
+        let text = stderr(&out);
+        assert_eq!(out.status.code(), Some(code), "{name}: {text}");
+        let last: Vec<&str> = text.lines().filter(|l| l.contains("resume")).collect();
+        assert_eq!(
+            last.len(),
+            1,
+            "{name}: one line saying how to resume: {text}"
+        );
+        let line = last[0];
+        assert!(
+            line.starts_with(&format!("dupstream: interrupted by {name}: ")),
+            "{line}"
+        );
+        // Finished cells kept (as many as the line says), nothing of a finished run written.
+        let kept = finished_cells(&out_dir);
+        assert!((1..8).contains(&kept), "{name}: {kept} cells kept");
+        assert!(line.contains(&format!("{kept} of 8 cells")), "{line}");
+        for f in ["raw.csv", "commit.json", "manifest.json"] {
+            assert!(!out_dir.join(f).exists(), "{name}: {f} written");
+        }
+        // The printed command resumes the run, and its raw.csv is the uninterrupted one's.
+        let cmd = line.split_once("resume with: ").unwrap().1;
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        assert_eq!(words[0], env!("CARGO_BIN_EXE_dupstream"), "{cmd}");
+        assert!(
+            cmd.contains("--resume") && cmd.contains(s(&out_dir)),
+            "{cmd}"
+        );
+        let resumed = Command::new(words[0])
+            .args(&words[1..])
+            .arg("--quiet")
+            .current_dir(crate::util::root())
+            .output()
+            .unwrap();
+        assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+        assert!(
+            std::fs::read(out_dir.join("raw.csv")).unwrap() == want,
+            "{name}: resumed raw.csv differs from the uninterrupted run's"
+        );
+    }
+}

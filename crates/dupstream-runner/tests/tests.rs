@@ -9,6 +9,7 @@ mod custom;
 mod deps;
 mod golden;
 mod outputs;
+mod properties;
 mod readme;
 mod report;
 mod schema;

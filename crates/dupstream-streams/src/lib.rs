@@ -56,6 +56,12 @@ pub trait KeyStream: Send {
     fn skipped_lines(&self) -> u64 {
         0
     }
+
+    /// The line numbers (1-based) of the first skipped lines, at most
+    /// [`replay::SKIPPED_LINES_KEPT`] of them, ascending; empty for generators.
+    fn first_skipped_lines(&self) -> &[u64] {
+        &[]
+    }
 }
 
 /// Reads a whole stream into memory (for tests and small streams).

@@ -24,7 +24,8 @@
 //! any format). A line with no key (too few fields, an empty key, an unparsable request, an
 //! unterminated quote) is malformed: under [`BadLinePolicy::Fail`] reading stops with an error
 //! naming the file and the line; under [`BadLinePolicy::Skip`] it is counted
-//! ([`KeyStream::skipped_lines`]) and skipped.
+//! ([`KeyStream::skipped_lines`]), the first [`SKIPPED_LINES_KEPT`] line numbers are kept
+//! ([`KeyStream::first_skipped_lines`]), and it is skipped.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
@@ -94,6 +95,9 @@ impl BadLinePolicy {
 }
 
 const READ_BUFFER: usize = 1 << 18;
+
+/// How many skipped line numbers a replay keeps (the first ones), for reports.
+pub const SKIPPED_LINES_KEPT: usize = 5;
 
 /// Opens `path`, decompressing if it starts with the gzip magic bytes.
 fn open_reader(path: &Path) -> Result<Box<dyn BufRead + Send>> {
@@ -304,6 +308,8 @@ pub struct ReplayStream {
     emitted: u64,
     line_no: u64,
     skipped: u64,
+    /// The first [`SKIPPED_LINES_KEPT`] skipped line numbers.
+    first_skipped: Vec<u64>,
     line: Vec<u8>,
     scratch: Vec<u8>,
     done: bool,
@@ -359,6 +365,7 @@ impl ReplayStream {
             emitted: 0,
             line_no,
             skipped: 0,
+            first_skipped: Vec::new(),
             line: Vec::with_capacity(1024),
             scratch: Vec::with_capacity(1024),
             done: false,
@@ -515,7 +522,12 @@ impl ReplayStream {
                     return Ok(Some(e));
                 }
                 Err(reason) => match self.policy {
-                    BadLinePolicy::Skip => self.skipped += 1,
+                    BadLinePolicy::Skip => {
+                        self.skipped += 1;
+                        if self.first_skipped.len() < SKIPPED_LINES_KEPT {
+                            self.first_skipped.push(self.line_no);
+                        }
+                    }
                     BadLinePolicy::Fail => {
                         self.done = true;
                         return Err(Error::Malformed {
@@ -547,6 +559,10 @@ impl KeyStream for ReplayStream {
 
     fn skipped_lines(&self) -> u64 {
         self.skipped
+    }
+
+    fn first_skipped_lines(&self) -> &[u64] {
+        &self.first_skipped
     }
 }
 

@@ -86,6 +86,10 @@ pub struct StreamStats {
     pub gap_sample_rate: f64,
     /// Malformed lines skipped (replay under the `skip` policy).
     pub skipped_lines: u64,
+    /// The first skipped lines' numbers (1-based, at most
+    /// [`crate::replay::SKIPPED_LINES_KEPT`]).
+    #[serde(default)]
+    pub first_skipped_lines: Vec<u64>,
 }
 
 /// Labels of every position of a stream (1 = duplicate) and its statistics.
@@ -408,7 +412,7 @@ impl Builder {
         Ok(())
     }
 
-    fn finish(self, skipped_lines: u64) -> GroundTruth {
+    fn finish(self, skipped_lines: u64, first_skipped_lines: Vec<u64>) -> GroundTruth {
         let Self {
             membership,
             mut rec,
@@ -435,6 +439,7 @@ impl Builder {
             gap_histogram,
             gap_sample_rate,
             skipped_lines,
+            first_skipped_lines,
         };
         GroundTruth {
             labels: rec.labels,
@@ -466,7 +471,10 @@ fn run(stream: &mut dyn KeyStream, mut b: Builder) -> Result<GroundTruth> {
         }
         b.batch(&buf[..k])?;
     }
-    Ok(b.finish(stream.skipped_lines()))
+    Ok(b.finish(
+        stream.skipped_lines(),
+        stream.first_skipped_lines().to_vec(),
+    ))
 }
 
 impl GroundTruth {

@@ -143,6 +143,7 @@ fn bad_line_policy_skip_counts_and_continues() {
     );
     let t = GroundTruth::compute(&spec).unwrap();
     assert_eq!(t.stats().skipped_lines, 2); // too few fields; empty url
+    assert_eq!(t.stats().first_skipped_lines, vec![3, 5]); // the header is line 1
     assert_eq!((t.len(), t.stats().distinct), (3, 2));
     assert!(!t.is_duplicate(0) && !t.is_duplicate(1) && t.is_duplicate(2));
 }
@@ -159,6 +160,7 @@ fn csv_with_quotes_and_named_column() {
     );
     let t = GroundTruth::compute(&spec).unwrap();
     assert_eq!(t.stats().skipped_lines, 1); // unterminated quote on line 5
+    assert_eq!(t.stats().first_skipped_lines, vec![5]);
     let keys = collect_keys(&spec).unwrap();
     assert_eq!(
         keys,
@@ -257,4 +259,26 @@ fn truncated_gzip_is_an_error_with_a_line() {
     let cut = TempFile::new("cut.gz", &bytes[..bytes.len() / 2]);
     let err = collect_keys(&replay(cut.path(), ReplayFormat::Lines, None, false)).unwrap_err();
     assert!(matches!(err, Error::Io { line: Some(_), .. }), "{err}");
+}
+
+#[test]
+fn skipped_line_numbers_keep_only_the_first_few() {
+    let text: String = (1..=20)
+        .map(|i| {
+            if i % 2 == 0 {
+                "\n".to_string()
+            } else {
+                format!("k{i}\n")
+            }
+        })
+        .collect();
+    let f = TempFile::new("many.txt", text.as_bytes());
+    let spec = with_policy(
+        replay(f.path(), ReplayFormat::Lines, None, false),
+        BadLinePolicy::Skip,
+    );
+    let t = GroundTruth::compute(&spec).unwrap();
+    assert_eq!(t.stats().skipped_lines, 10);
+    // SKIPPED_LINES_KEPT = 5: the first five, not the last.
+    assert_eq!(t.stats().first_skipped_lines, vec![2, 4, 6, 8, 10]);
 }

@@ -69,14 +69,14 @@ pub fn run(args: CheckArgs, registry: &Registry) -> Result<()> {
             invalid: bad,
             files,
         };
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         for c in &files {
             for w in &c.warnings {
-                println!("warn  {w}");
+                outln!("warn  {w}")?;
             }
             match &c.error {
-                None => println!(
+                None => outln!(
                     "ok    {}: {} cells, {} streams, {:.3e} elements at scale {}{}",
                     c.file,
                     c.cells.unwrap_or(0),
@@ -85,8 +85,8 @@ pub fn run(args: CheckArgs, registry: &Registry) -> Result<()> {
                     c.scale.unwrap_or(1),
                     c.paper_values
                         .map_or(String::new(), |n| format!(", {n} paper values"))
-                ),
-                Some(e) => println!("FAIL  {}", e.message),
+                )?,
+                Some(e) => outln!("FAIL  {}", e.message)?,
             }
         }
     }
@@ -95,7 +95,7 @@ pub fn run(args: CheckArgs, registry: &Registry) -> Result<()> {
         return Err(ConfigError::new(Path::new("experiments"), None, None, msg).into());
     }
     if !args.json {
-        println!("{total} experiment files valid");
+        outln!("{total} experiment files valid")?;
     }
     Ok(())
 }

@@ -47,9 +47,9 @@ pub fn run(args: CompareArgs, registry: &Registry) -> Result<()> {
     if let [a, b] = args.dirs.as_slice() {
         let c = runs::compare(&side(a, registry)?, &side(b, registry)?);
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&c)?);
+            outln!("{}", serde_json::to_string_pretty(&c)?)?;
         } else {
-            print!("{}", c.markdown(args.all_checkpoints));
+            out!("{}", c.markdown(args.all_checkpoints))?;
         }
         return Ok(());
     }
@@ -77,9 +77,9 @@ pub fn run(args: CompareArgs, registry: &Registry) -> Result<()> {
                 .count(),
             cells: &cells,
         };
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?)?;
     } else {
-        println!("{md}");
+        outln!("{md}")?;
     }
     Ok(())
 }

@@ -19,6 +19,9 @@ pub struct CompletionsArgs {
 
 pub fn run(args: CompletionsArgs) -> Result<()> {
     let mut cmd = super::Cli::command();
-    clap_complete::generate(args.shell, &mut cmd, "dupstream", &mut std::io::stdout());
+    // Into memory first: clap_complete panics when its writer fails (a closed pipe).
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "dupstream", &mut script);
+    out!("{}", String::from_utf8_lossy(&script))?;
     Ok(())
 }

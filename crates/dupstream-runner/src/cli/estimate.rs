@@ -66,11 +66,11 @@ pub fn run(args: EstimateArgs, registry: &Registry) -> Result<()> {
             unknown_length_elements: cost::UNKNOWN_LEN,
             files,
         };
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());
     }
     for f in &files {
-        println!("{:>10.0} s  {} (scale {})", f.secs, f.file, f.scale);
+        outln!("{:>10.0} s  {} (scale {})", f.secs, f.file, f.scale)?;
     }
     let unknown = files.iter().filter(|f| f.unknown_length).count();
     let note = if unknown > 0 {
@@ -81,10 +81,10 @@ pub fn run(args: EstimateArgs, registry: &Registry) -> Result<()> {
     } else {
         String::new()
     };
-    println!(
+    outln!(
         "{:>10.0} s  total ({:.1} h) with {threads} thread(s){note}",
         total,
         total / 3600.0,
-    );
+    )?;
     Ok(())
 }

@@ -41,11 +41,11 @@ pub fn run(args: ListArgs) -> Result<()> {
         });
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&entries)?);
+        outln!("{}", serde_json::to_string_pretty(&entries)?)?;
         return Ok(());
     }
     for e in entries {
-        println!("{:<36} {}\n{:<36} {}", e.name, e.description, "", e.file);
+        outln!("{:<36} {}\n{:<36} {}", e.name, e.description, "", e.file)?;
     }
     Ok(())
 }

@@ -15,6 +15,8 @@ mod slurm;
 mod theory;
 mod timing;
 
+use crate::distribute::Stopped;
+use crate::execute::Interrupted;
 use crate::plan::{ConfigError, Registry};
 use crate::record::Locked;
 use anyhow::{Context, Result};
@@ -38,7 +40,9 @@ macro_rules! run_examples {
 /// The exit codes, at the end of every help.
 macro_rules! exit_codes {
     () => {
-        "Exit codes: 0 success, 1 failure while running, 2 invalid experiment file or arguments."
+        "Exit codes: 0 success, 1 failure while running, 2 invalid experiment file or arguments,
+130 or 143 run stopped by SIGINT or SIGTERM (finished cells kept; the line printed says how
+to resume)."
     };
 }
 
@@ -153,6 +157,10 @@ pub fn main_with(registry: &Registry) -> ExitCode {
     };
     match dispatch(cli.command, registry) {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of stdout went away (`dupstream list | head -1`): end quietly with
+        // success, as ripgrep does (its `main` looks for `BrokenPipe` in the error chain).
+        // Rust ignores SIGPIPE, so the write returns the error that `outln!` propagates.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             if let Some(cfg) = e.downcast_ref::<ConfigError>() {
                 eprintln!("error: {cfg}");
@@ -162,10 +170,28 @@ pub fn main_with(registry: &Registry) -> ExitCode {
                 eprintln!("error: {locked}");
                 return ExitCode::from(2);
             }
+            // SIGINT or SIGTERM: one line, and the code a shell gives a process the signal
+            // ended (130, 143).
+            if let Some(stopped) = e.downcast_ref::<Stopped>() {
+                eprintln!("dupstream: {stopped}");
+                return ExitCode::from(stopped.by.exit_code());
+            }
+            if let Some(by) = e.downcast_ref::<Interrupted>() {
+                eprintln!("dupstream: {by}");
+                return ExitCode::from(by.exit_code());
+            }
             eprintln!("error: {e:#}");
             ExitCode::from(1)
         }
     }
+}
+
+/// Whether `e` is, or was caused by, a write to a closed pipe.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn dispatch(command: Command, registry: &Registry) -> Result<()> {

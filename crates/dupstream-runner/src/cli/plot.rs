@@ -14,7 +14,7 @@ pub struct PlotArgs {
 
 pub fn run(args: PlotArgs, registry: &Registry) -> Result<()> {
     for p in report::redraw(&ResultsDir::existing(&args.results_dir), registry)? {
-        println!("{}", p.display());
+        outln!("{}", p.display())?;
     }
     Ok(())
 }

@@ -46,11 +46,11 @@ pub fn run(args: ReportArgs, registry: &Registry) -> Result<()> {
         }
     }
     if single {
-        println!("{}", html::write_run(&args.path, None)?.display());
+        outln!("{}", html::write_run(&args.path, None)?.display())?;
     } else {
         let (root, pages) = html::write_root(&args.path)?;
         eprintln!("dupstream: {} run pages", pages.len());
-        println!("{}", root.display());
+        outln!("{}", root.display())?;
     }
     Ok(())
 }

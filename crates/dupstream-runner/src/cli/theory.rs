@@ -31,7 +31,7 @@ pub fn run(args: TheoryArgs) -> Result<()> {
     for &f in figures {
         let (name, points) = theory::figure(f, sim.as_deref())?;
         for p in theory::write(&args.out, name, &points)? {
-            println!("{}", p.display());
+            outln!("{}", p.display())?;
         }
     }
     Ok(())

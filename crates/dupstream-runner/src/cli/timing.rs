@@ -16,6 +16,6 @@ pub fn run(args: TimingArgs, registry: &Registry) -> Result<()> {
     let dir = ResultsDir::existing(&args.results_dir);
     let exp = crate::plan::load_with(&dir.join("run.toml"), None, registry)?;
     let rows = dir.read_raw()?;
-    println!("{}", report::timing::timing(dir.path(), &exp, &rows)?);
+    outln!("{}", report::timing::timing(dir.path(), &exp, &rows)?)?;
     Ok(())
 }

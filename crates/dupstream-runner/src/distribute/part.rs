@@ -112,7 +112,9 @@ pub fn run(session: &Session, args: &PartArgs) -> Result<()> {
         );
         eprintln!("dupstream: writing part to {}", path.display());
     }
-    let ran = session.execute(&sub, &dir, args.quiet)?;
+    let ran = session
+        .execute(&sub, &dir, args.quiet)
+        .map_err(|e| super::stopped(e, session, &dir, &sub, Some(shard)))?;
     dir.write_streams(&ran.streams)?;
     dir.write_inputs(exp)?;
     let outcome = session.outcome(estimate, &ran);

@@ -6,7 +6,7 @@
 //! the parts' cells instead of executing, then finishes exactly as a run does
 //! ([`super::merge`]).
 
-use crate::execute::{self, Progress};
+use crate::execute::{self, Cancel, Progress};
 use crate::plan::{self, Experiment, Registry, cost};
 use crate::record::probe::{Machine, available_memory, peak_rss, unix_now};
 use crate::record::{
@@ -25,6 +25,8 @@ pub struct Session {
     pub digest: String,
     pub id: Identity,
     pub threads: usize,
+    /// Set when the run is asked to stop ([`Session::stop_on_signals`]).
+    pub cancel: Cancel,
     /// The machine, as read when the session opened (host, CPU, memory, load).
     pub machine: Machine,
     started: Instant,
@@ -83,10 +85,19 @@ impl Session {
             digest,
             id,
             threads,
+            cancel: Cancel::new(),
             machine: Machine::probe(),
             started: Instant::now(),
             started_unix: unix_now(),
         }
+    }
+
+    /// Stops the run on SIGINT or SIGTERM: no cell starts after the signal, the cells running
+    /// stop without writing, and [`execute`](Self::execute) or [`finish`](Self::finish)
+    /// returns [`Interrupted`](crate::execute::Interrupted) before the commit record.
+    pub fn stop_on_signals(mut self) -> Result<Self> {
+        self.cancel = Cancel::on_signals()?;
+        Ok(self)
     }
 
     /// Refuses to start when `cells` would need more memory than is available (`hint`: what
@@ -109,8 +120,11 @@ impl Session {
     /// Runs the cells of `cells` (the experiment or a shard of it) not yet done in `dir`.
     pub fn execute(&self, cells: &Experiment, dir: &ResultsDir, quiet: bool) -> Result<Executed> {
         let progress = Progress::new(cells.total_elements().unwrap_or(0), quiet);
-        let (timings, streams) = execute::run_all(cells, dir, self.threads, &progress)?;
+        let ran = execute::run_all(cells, dir, self.threads, &progress, &self.cancel);
         progress.finish();
+        let (timings, streams) = ran?;
+        // Asked to stop after the last cell: still not finished.
+        self.cancel.check()?;
         Ok(Executed { timings, streams })
     }
 
@@ -157,9 +171,11 @@ impl Session {
         dir.write_manifest(&manifest)?;
         dir.write_cells(&measured, &manifest.cells)?;
         extra(&manifest)?;
+        // Asked to stop while finishing: no commit record, so the run stays resumable.
+        self.cancel.check()?;
         dir.commit(exp)?;
         if print != Print::Nothing {
-            println!("{md}");
+            outln!("{md}")?;
         }
         if print == Print::TableAndSummary {
             summary(&manifest);

@@ -269,7 +269,7 @@ pub fn slurm(args: &SlurmArgs, registry: &Registry) -> Result<()> {
             "dupstream: no --time given: the partition's default time limit applies (estimate above; allow a margin)"
         );
     }
-    println!("{}", submit.display());
+    outln!("{}", submit.display())?;
     if args.submit {
         let status = std::process::Command::new("bash")
             .arg(&submit)

@@ -2,6 +2,7 @@
 //! ground truth.
 
 use crate::execute::Progress;
+use crate::execute::cancel::Cancel;
 use crate::execute::truth::Truths;
 use crate::plan::cost::BATCH;
 use crate::plan::seeds::{filter_seed, hash_seed};
@@ -13,12 +14,14 @@ use dupstream_filters::hash::hash_key;
 use std::time::Instant;
 
 /// Runs one cell over its stream, scoring against the shared ground truth (and the windowed
-/// one, when configured).
+/// one, when configured). Stops with [`Interrupted`](crate::execute::cancel::Interrupted)
+/// once `cancel` is set (checked once per batch).
 pub fn run(
     exp: &Experiment,
     cell: &Cell,
     truths: &Truths,
     progress: &Progress,
+    cancel: &Cancel,
 ) -> Result<(Vec<RawRow>, CellTiming)> {
     let case = &exp.streams[cell.stream];
     let start = Instant::now();
@@ -48,6 +51,10 @@ pub fn run(
     let bar = progress.cell_bar(&cell.label, &format_bits(cell.memory_nominal_bits), n);
     for &stop in &stops {
         while pos < stop {
+            if let Err(stopped) = cancel.check() {
+                bar.finish_and_clear();
+                return Err(stopped.into());
+            }
             let want = ((stop - pos) as usize).min(BATCH);
             let got = stream.fill(&mut keys[..want])?;
             if got == 0 {

@@ -2,10 +2,12 @@
 //! that stream in parallel on rayon, each cell's rows written to its [`ResultsDir`] part as
 //! soon as it finishes (so an interrupted run resumes where it stopped).
 
+pub mod cancel;
 pub mod cell;
 pub mod progress;
 pub mod truth;
 
+pub use cancel::{Cancel, Interrupted};
 pub use progress::Progress;
 
 use crate::plan::cost::cell_secs;
@@ -18,12 +20,14 @@ use std::sync::Mutex;
 /// Runs every cell of `exp` not yet finished in `dir`, stream by stream; a cell whose files
 /// fail their check ([`ResultsDir::cell_state`]) is recomputed, with a note. Returns per-cell
 /// timings (finished ones read back, in cell order) and the ground-truth statistics of each
-/// stream that has cells.
+/// stream that has cells. Once `cancel` is set, no cell starts, the cells running stop
+/// without writing, and the result is [`Interrupted`]; every cell finished before is kept.
 pub fn run_all(
     exp: &Experiment,
     dir: &ResultsDir,
     threads: usize,
     progress: &Progress,
+    cancel: &Cancel,
 ) -> Result<(Vec<CellTiming>, Vec<StreamRow>)> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -60,13 +64,18 @@ pub fn run_all(
         }
         // Ground truth is needed for stream statistics even when every cell is done; it is
         // cheap next to the cells.
+        cancel.check()?;
         let (truth, row) = truth::label(exp, si, progress)?;
         progress.clear_message();
         if let Some(w) = few_duplicates(exp, si, &row) {
             progress.warn(&w);
         }
         stream_rows.push(row);
-        timings.extend(run_cells(exp, dir, &pool, todo, &truth, progress)?);
+        cancel.check()?;
+        let ran = run_cells(exp, dir, &pool, todo, &truth, progress, cancel);
+        // Interrupted wins over any error of a cell stopped midway.
+        cancel.check()?;
+        timings.extend(ran?);
     }
     timings.sort_by_key(|t| t.cell);
     Ok((timings, stream_rows))
@@ -99,6 +108,7 @@ fn run_cells(
     mut todo: Vec<&Cell>,
     truth: &truth::Truths,
     progress: &Progress,
+    cancel: &Cancel,
 ) -> Result<Vec<CellTiming>> {
     todo.sort_by(|a, b| {
         cell_secs(exp, b)
@@ -112,11 +122,16 @@ fn run_cells(
     pool.scope_fifo(|scope| {
         for (slot, cell) in results.iter().zip(&todo) {
             scope.spawn_fifo(move |_| {
-                let outcome = cell::run(exp, cell, truth, progress).and_then(|(rows, timing)| {
-                    dir.write_cell(cell.index, &rows, &timing)?;
-                    progress.cell_done(&timing);
-                    Ok(timing)
-                });
+                // A cell not yet started when the run is asked to stop does not start.
+                let outcome = cancel
+                    .check()
+                    .map_err(anyhow::Error::from)
+                    .and_then(|()| cell::run(exp, cell, truth, progress, cancel))
+                    .and_then(|(rows, timing)| {
+                        dir.write_cell(cell.index, &rows, &timing)?;
+                        progress.cell_done(&timing);
+                        Ok(timing)
+                    });
                 *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
             });
         }

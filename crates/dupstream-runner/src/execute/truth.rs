@@ -23,17 +23,25 @@ pub fn label(exp: &Experiment, index: usize, progress: &Progress) -> Result<(Tru
     progress.message(&format!("ground truth for {}", case.spec.describe()));
     let truth = GroundTruth::compute(&case.spec)
         .with_context(|| format!("ground truth for {}", case.spec.describe()))?;
+    let row = StreamRow::new(index, case, &truth, 0.0);
     if truth.is_empty() {
+        let why = match row.skipped_note() {
+            Some(note) => format!("every line was malformed: {note}"),
+            None => "an empty file".to_string(),
+        };
         return Err(ConfigError::new(
             &exp.file,
             None,
             Some("stream"),
             format!(
-                "{} has no keys (an empty file, or every line skipped); nothing to measure",
+                "{} has no keys ({why}); nothing to measure",
                 case.spec.describe()
             ),
         )
         .into());
+    }
+    if let Some(note) = row.skipped_note() {
+        progress.warn(&format!("{}: {note}", case.spec.describe()));
     }
     let window = match exp.window {
         Some(w) => {
@@ -55,7 +63,10 @@ pub fn label(exp: &Experiment, index: usize, progress: &Progress) -> Result<(Tru
         }
         None => None,
     };
-    let row = StreamRow::new(index, case, &truth, start.elapsed().as_secs_f64());
+    let row = StreamRow {
+        truth_secs: start.elapsed().as_secs_f64(),
+        ..row
+    };
     let truths = Truths {
         since_start: truth,
         window,

@@ -43,6 +43,12 @@ pub struct ManifestStream {
     pub distinct: u64,
     pub oracle: String,
     pub ground_truth_secs: f64,
+    /// Malformed lines a replay skipped (`bad_lines = "skip"`); 0 for generated streams.
+    #[serde(default)]
+    pub skipped_lines: u64,
+    /// The first skipped lines' numbers (at most five).
+    #[serde(default)]
+    pub first_skipped_lines: Vec<u64>,
 }
 
 impl ManifestStream {
@@ -53,6 +59,8 @@ impl ManifestStream {
             distinct: s.distinct,
             oracle: s.oracle.clone(),
             ground_truth_secs: s.truth_secs,
+            skipped_lines: s.skipped_lines,
+            first_skipped_lines: s.first_skipped_lines(),
         }
     }
 }

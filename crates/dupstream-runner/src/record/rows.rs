@@ -173,6 +173,12 @@ pub struct StreamRow {
     pub gaps: Vec<u64>,
     #[serde(skip)]
     pub truth_secs: f64,
+    /// Malformed lines a replay skipped (`bad_lines = "skip"`); 0 for generated streams.
+    #[serde(default)]
+    pub skipped_lines: u64,
+    /// The first skipped lines' numbers, space-separated (empty when none was skipped).
+    #[serde(default)]
+    pub skipped_first: String,
 }
 
 impl StreamRow {
@@ -191,7 +197,47 @@ impl StreamRow {
             gap_sample_rate: s.gap_sample_rate,
             gaps: s.gap_histogram.clone(),
             truth_secs: secs,
+            skipped_lines: s.skipped_lines,
+            skipped_first: s
+                .first_skipped_lines
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(" "),
         }
+    }
+
+    /// The first skipped lines' numbers.
+    pub fn first_skipped_lines(&self) -> Vec<u64> {
+        self.skipped_first
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect()
+    }
+
+    /// The skipped lines as one sentence for stderr, or `None` when nothing was skipped:
+    /// `skipped 12 malformed lines, the first at lines 3, 7, 9, 10, 15`.
+    pub fn skipped_note(&self) -> Option<String> {
+        let n = self.skipped_lines;
+        if n == 0 {
+            return None;
+        }
+        let first = self.first_skipped_lines();
+        let lines = first
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let at = match (n, first.len()) {
+            (1, _) => format!("at line {lines}"),
+            (n, k) if n as usize == k => format!("at lines {lines}"),
+            (_, 1) => format!("the first at line {lines}"),
+            _ => format!("the first at lines {lines}"),
+        };
+        Some(format!(
+            "skipped {n} malformed line{}, {at}",
+            if n == 1 { "" } else { "s" }
+        ))
     }
 }
 
@@ -204,6 +250,26 @@ pub struct CellTiming {
     pub wall_secs: f64,
     pub ns_per_element: f64,
     pub resumed: bool,
+}
+
+/// A `streams.csv` row of a uniform stream, for unit tests.
+#[cfg(test)]
+pub fn test_stream_row(index: usize) -> StreamRow {
+    StreamRow {
+        stream_index: index,
+        stream: "uniform".into(),
+        seed: 1,
+        n: 10,
+        distinct: 5,
+        distinct_fraction: 0.5,
+        distinct_target: None,
+        oracle: "bitmap".into(),
+        gap_sample_rate: 1.0,
+        gaps: Vec::new(),
+        truth_secs: 0.0,
+        skipped_lines: 0,
+        skipped_first: String::new(),
+    }
 }
 
 /// A measured-looking row, for unit tests of the stages above.
@@ -294,5 +360,31 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(back, w);
+    }
+
+    #[test]
+    fn skipped_lines_read_as_one_sentence() {
+        let row = |n: u64, first: &str| StreamRow {
+            skipped_lines: n,
+            skipped_first: first.into(),
+            ..test_stream_row(0)
+        };
+        assert_eq!(row(0, "").skipped_note(), None);
+        assert_eq!(
+            row(1, "7").skipped_note().unwrap(),
+            "skipped 1 malformed line, at line 7"
+        );
+        assert_eq!(
+            row(3, "2 4 5").skipped_note().unwrap(),
+            "skipped 3 malformed lines, at lines 2, 4, 5"
+        );
+        assert_eq!(
+            row(12, "3 7 9 10 15").skipped_note().unwrap(),
+            "skipped 12 malformed lines, the first at lines 3, 7, 9, 10, 15"
+        );
+        assert_eq!(
+            row(12, "3 7 9 10 15").first_skipped_lines(),
+            [3, 7, 9, 10, 15]
+        );
     }
 }

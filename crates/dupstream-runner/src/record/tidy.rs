@@ -289,17 +289,8 @@ mod tests {
     #[test]
     fn gap_histograms_round_trip_in_long_format() {
         let row = |i: usize, gaps: Vec<u64>| StreamRow {
-            stream_index: i,
-            stream: "uniform".into(),
-            seed: 1,
-            n: 10,
-            distinct: 5,
-            distinct_fraction: 0.5,
-            distinct_target: None,
-            oracle: "bitmap".into(),
-            gap_sample_rate: 1.0,
             gaps,
-            truth_secs: 0.0,
+            ..crate::record::rows::test_stream_row(i)
         };
         let streams = vec![row(0, vec![3, 0, 2]), row(1, vec![0, 1])];
         let gaps = gap_rows(&streams);
