@@ -17,7 +17,7 @@
 //! `--write PATH` also writes the table (`src/plan/calibration_table.rs`).
 
 use dupstream_filters::{DuplicateFilter, Occupancy, OccupancyKind, Param};
-use dupstream_runner::execute::{Progress, cell, truth};
+use dupstream_runner::execute::{Cancel, Progress, cell, truth};
 use dupstream_runner::plan::{CustomStructure, Experiment, Registry, validate};
 use dupstream_runner::record::probe::Machine;
 use dupstream_streams::{GroundTruth, Oracle, StreamSpec, WindowTruth};
@@ -131,8 +131,9 @@ fn experiment(stream: &str, window: bool, registry: &Registry) -> Experiment {
 /// ns per element of a cell's loop (with [`Nothing`]) on `exp`'s stream.
 fn cell_ns(exp: &Experiment, progress: &Progress) -> f64 {
     let (truths, _) = truth::label(exp, 0, progress).expect("ground truth");
+    let cancel = Cancel::new();
     per_element(|| {
-        let (_, t) = cell::run(exp, &exp.cells[0], &truths, progress).expect("cell runs");
+        let (_, t) = cell::run(exp, &exp.cells[0], &truths, progress, &cancel).expect("cell runs");
         t.elements
     })
 }
