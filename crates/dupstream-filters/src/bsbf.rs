@@ -84,11 +84,16 @@ macro_rules! params_struct {
             /// Number of Bloom filters `k` (1..=64; default 2, journal Section 6.1).
             #[cfg_attr(feature = "serde", serde(default = "default_k"))]
             pub k: u32,
+            /// Reset positions within a filter drawn from `[0, min(s, 2^bits))` instead of
+            /// `[0, s)` (default: the full range). A hypothesis about an implementation
+            /// detail, as the SBF's `decrement_range_bits` (see the module documentation).
+            #[cfg_attr(feature = "serde", serde(default))]
+            pub reset_range_bits: Option<u32>,
         }
 
         impl Default for $name {
             fn default() -> Self {
-                Self { k: default_k() }
+                Self { k: default_k(), reset_range_bits: None }
             }
         }
     };
@@ -109,6 +114,19 @@ params_struct!(
 
 /// Bits charged per RLBSBF load counter.
 pub const RLBSBF_COUNTER_BITS: u64 = 64;
+
+/// Validated reset range: `None`, or `1..=63` bits.
+fn check_range(range_bits: Option<u32>) -> Result<()> {
+    match range_bits {
+        Some(b) => ensure(
+            (1..=63).contains(&b),
+            "reset_range_bits",
+            b,
+            "must be in 1..=63",
+        ),
+        None => Ok(()),
+    }
+}
 
 /// Validated `(k, s)`; `reserved` bits per filter are charged beside the filter's `s` bits.
 fn layout(structure: &'static str, budget_bits: u64, k: u32, reserved: u64) -> Result<(u32, u64)> {
@@ -264,6 +282,9 @@ struct Core<const V: u8> {
     ones: Vec<u64>,
     total_ones: u64,
     ring: DrawRing,
+    /// Reset positions are drawn from `[0, r)` of each filter: `s`, or `min(s, 2^bits)`.
+    r: u64,
+    range_bits: Option<u32>,
 }
 
 const BSBF: u8 = 0;
@@ -282,18 +303,21 @@ impl<const V: u8> Core<V> {
         layout(v.name(), budget_bits, k, v.reserved_per_filter())
     }
 
-    fn memory_bits_for(budget_bits: u64, k: u32) -> Result<u64> {
+    fn memory_bits_for(budget_bits: u64, k: u32, range_bits: Option<u32>) -> Result<u64> {
+        check_range(range_bits)?;
         let (k, s) = Self::layout(budget_bits, k)?;
         Ok(u64::from(k) * (s + Self::VARIANT.reserved_per_filter()))
     }
 
-    fn new(budget_bits: u64, k: u32, seed: u64) -> Result<Self> {
+    fn new(budget_bits: u64, k: u32, range_bits: Option<u32>, seed: u64) -> Result<Self> {
         let v = Self::VARIANT;
+        check_range(range_bits)?;
         let (k, s) = Self::layout(budget_bits, k)?;
+        let r = range_bits.map_or(s, |b| s.min(1u64 << b));
         let bits = BitArray::new(v.name(), u64::from(k) * s)?;
         let per = v.draws_per_insertion(k);
         let ring = DrawRing::new(RING_INSERTIONS * per, filter_rng(seed, 1), |j, w| {
-            bits.prefetch(Self::reset_cell(k, s, (j % per) as u32, w).1);
+            bits.prefetch(Self::reset_cell(k, s, r, (j % per) as u32, w).1);
         });
         Ok(Self {
             bits,
@@ -302,21 +326,24 @@ impl<const V: u8> Core<V> {
             ones: vec![0; k as usize],
             total_ones: 0,
             ring,
+            r,
+            range_bits,
         })
     }
 
     /// The `(filter, cell)` a ring word resets. BSBF and RLBSBF: the word serves filter `i`
     /// (slot `j` of the ring always serves filter `j mod k`). BSBFSD: the filter is the high
     /// part of `w·k` and the bit is drawn from the low part (a uniform filter, then a uniform
-    /// bit in it, as Algorithm 3 says, from one word and without division).
+    /// bit in it, as Algorithm 3 says, from one word and without division). The bit is drawn
+    /// from the first `r` of the filter's `s` (`r = s` unless `reset_range_bits` is set).
     #[inline(always)]
-    fn reset_cell(k: u32, s: u64, i: u32, w: u64) -> (u32, u64) {
+    fn reset_cell(k: u32, s: u64, r: u64, i: u32, w: u64) -> (u32, u64) {
         if V == BSBFSD {
             let p = u128::from(w) * u128::from(k);
             let f = (p >> 64) as u32;
-            (f, u64::from(f) * s + reduce(p as u64, s))
+            (f, u64::from(f) * s + reduce(p as u64, r))
         } else {
-            (i, u64::from(i) * s + reduce(w, s))
+            (i, u64::from(i) * s + reduce(w, r))
         }
     }
 
@@ -336,8 +363,8 @@ impl<const V: u8> Core<V> {
     fn take(&mut self, i: u32) -> (u64, u32, u64) {
         let (_slot, w, fresh) = self.ring.take();
         self.bits
-            .prefetch(Self::reset_cell(self.k, self.s, i, fresh).1);
-        let (f, idx) = Self::reset_cell(self.k, self.s, i, w);
+            .prefetch(Self::reset_cell(self.k, self.s, self.r, i, fresh).1);
+        let (f, idx) = Self::reset_cell(self.k, self.s, self.r, i, w);
         (w, f, idx)
     }
 
@@ -400,10 +427,14 @@ impl<const V: u8> Core<V> {
     }
 
     fn params(&self) -> Vec<crate::Param> {
-        vec![
+        let mut v = vec![
             crate::Param::new("k", self.k),
             crate::Param::new("s", self.s),
-        ]
+        ];
+        if let Some(b) = self.range_bits {
+            v.push(crate::Param::new("reset_range_bits", b));
+        }
+        v
     }
 
     fn occupancy(&self) -> Occupancy {
@@ -425,12 +456,12 @@ macro_rules! filter_type {
         impl $name {
             /// A filter within `budget_bits` (see the module documentation for the layout).
             pub fn new(budget_bits: u64, params: &$params, seed: u64) -> Result<Self> {
-                Ok(Self { core: Core::new(budget_bits, params.k, seed)? })
+                Ok(Self { core: Core::new(budget_bits, params.k, params.reset_range_bits, seed)? })
             }
 
             /// The state size [`Self::new`] would allocate, without allocating.
             pub fn memory_bits_for(budget_bits: u64, params: &$params) -> Result<u64> {
-                Core::<{ $v }>::memory_bits_for(budget_bits, params.k)
+                Core::<{ $v }>::memory_bits_for(budget_bits, params.k, params.reset_range_bits)
             }
 
             /// Number of Bloom filters `k`.
@@ -485,7 +516,18 @@ macro_rules! filter_type {
             params: $params,
             cost: $cost,
             memory_bits_for: $name::memory_bits_for,
-        });
+        }
+
+            /// As the SBF's decrement range: at `--scale f` a `b`-bit reset range becomes
+            /// `b − log2 f` bits, leaving the same fraction of each filter unreset.
+            fn scaled_params(params: &$params, factor: u64) -> $params {
+                let mut p = params.clone();
+                if let Some(b) = p.reset_range_bits.as_mut() {
+                    *b = b.saturating_sub(factor.max(1).ilog2()).max(1);
+                }
+                p
+            }
+        );
     };
 }
 
@@ -513,3 +555,85 @@ filter_type!(
     "rlbsbf",
     1.2
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Structure;
+    use crate::hash::hash_key;
+
+    fn ranged<P: Clone>(p: &P, set: impl Fn(&mut P)) -> P {
+        let mut q = p.clone();
+        set(&mut q);
+        q
+    }
+
+    /// `reset_range_bits` covering `s` draws the same positions as the full range (same
+    /// verdicts); a shorter one never resets the upper part of a filter, so those bits, once
+    /// set, stay set, while the lower part keeps its stable load (BSBF, RLBSBF: below 1).
+    /// Checked for all three variants at `k = 2`, `s = 2^12`.
+    #[test]
+    fn reset_range_covering_s_changes_nothing_and_a_short_range_spares_the_upper_bits() {
+        let s = 1u64 << 12;
+        let budget = 2 * s;
+        macro_rules! check {
+            ($ty:ident, $params:ident, $lower_decays:expr) => {{
+                let base = $params::default();
+                let covering = ranged(&base, |p: &mut $params| p.reset_range_bits = Some(12));
+                let mut a = $ty::new(budget, &base, 5).unwrap();
+                let mut b = $ty::new(budget, &covering, 5).unwrap();
+                for key in 0..20_000u64 {
+                    let h = hash_key(key % 3_000, 1);
+                    assert_eq!(a.step(h), b.step(h), "{} key {key}", stringify!($ty));
+                }
+                let short = ranged(&base, |p: &mut $params| p.reset_range_bits = Some(11));
+                let mut c = $ty::new(budget, &short, 5).unwrap();
+                // 200,000 distinct keys, each probing one bit per filter: an upper bit is probed
+                // about 49 times, and the first probe that finds it 0 sets it for good; it is
+                // never probed with probability e^{-49}.
+                for key in 0..200_000u64 {
+                    c.step(hash_key(key, 2));
+                }
+                // RLBSBF's filters are 64 bits short of 2^12 (its load counters are charged).
+                let (bits, fs) = (&c.core.bits, c.s());
+                for f in 0..2 {
+                    let upper_zeros = (s / 2..fs).filter(|&j| !bits.get(f * fs + j)).count();
+                    let lower_zeros = (0..s / 2).filter(|&j| !bits.get(f * fs + j)).count();
+                    assert_eq!(upper_zeros, 0, "{} filter {f}", stringify!($ty));
+                    assert!(
+                        !$lower_decays || lower_zeros > 64,
+                        "{} filter {f}: lower zeros {lower_zeros}",
+                        stringify!($ty)
+                    );
+                }
+                assert_eq!(c.params().last().unwrap().name, "reset_range_bits");
+                assert!(
+                    $ty::new(
+                        budget,
+                        &ranged(&base, |p: &mut $params| p.reset_range_bits = Some(0)),
+                        5
+                    )
+                    .is_err()
+                );
+                assert!(
+                    $ty::new(
+                        budget,
+                        &ranged(&base, |p: &mut $params| p.reset_range_bits = Some(64)),
+                        5
+                    )
+                    .is_err()
+                );
+                // --scale 64: 31 bits become 25.
+                let scaled = <$ty as Structure>::scaled_params(
+                    &ranged(&base, |p: &mut $params| p.reset_range_bits = Some(31)),
+                    64,
+                );
+                assert_eq!(scaled.reset_range_bits, Some(25));
+            }};
+        }
+        // BSBFSD's load tends to 1 whatever the range (`bsbfsd_stable_load`): no lower bound.
+        check!(Bsbf, BsbfParams, true);
+        check!(Bsbfsd, BsbfsdParams, false);
+        check!(Rlbsbf, RlbsbfParams, true);
+    }
+}

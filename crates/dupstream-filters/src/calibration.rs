@@ -345,7 +345,10 @@ mod tests {
             assert!(close(at(2.0), k2.ratio[i]));
             assert!(close(at(10.0), k4.ratio[i]));
             // A k = 3 BSBF: that ratio times the limit loop with its 6 cells.
-            let spec = FilterSpec::Bsbf(crate::bsbf::BsbfParams { k: 3 });
+            let spec = FilterSpec::Bsbf(crate::bsbf::BsbfParams {
+                k: 3,
+                ..Default::default()
+            });
             let expected = at(6.0) * (l.base_ns + 6.0 * l.cell_ns);
             assert!(close(
                 ns_per_element(&spec, l.memory_bits).unwrap(),

@@ -291,6 +291,22 @@ fn repeats(drawn: &[u64], x: u64) -> bool {
     drawn.contains(&x)
 }
 
+/// One decrement position in `[0, m)` not among `drawn` (the group's earlier cells): drawn by
+/// rejection, a repeat being redrawn. `seen` is a bitmap of the drawn cells (hashed to `shift`
+/// bits); only when it says the new cell may be a repeat is `drawn` searched.
+#[inline(always)]
+fn draw_distinct(rng: &mut FilterRng, m: u64, seen: &mut [u64], shift: u32, drawn: &[u64]) -> u64 {
+    loop {
+        let x = reduce(rng.next_u64(), m);
+        let b = (x.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize;
+        let (word, bit) = (b >> 6, 1u64 << (b & 63));
+        if seen[word] & bit == 0 || !repeats(drawn, x) {
+            seen[word] |= bit;
+            return x;
+        }
+    }
+}
+
 /// Groups of pre-drawn decrement positions kept ahead (a power of two).
 fn ring_groups(group_len: usize) -> usize {
     let mut r = 32;
@@ -438,16 +454,7 @@ impl StableBloomFilter {
         seen.fill(0);
         let shift = 64 - (seen.len() * 64).trailing_zeros();
         for s in 0..group.len() {
-            let x = loop {
-                let x = reduce(rng.next_u64(), m);
-                let b = (x.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize;
-                let (word, bit) = (b >> 6, 1u64 << (b & 63));
-                if seen[word] & bit == 0 || !repeats(&group[..s], x) {
-                    seen[word] |= bit;
-                    break x;
-                }
-            };
-            group[s] = x;
+            group[s] = draw_distinct(&mut rng, m, seen, shift, &group[..s]);
         }
         self.rng = rng;
     }
@@ -459,21 +466,37 @@ impl StableBloomFilter {
         self.zeros += u64::from(self.cells.decrement_saturating(j) == 1);
     }
 
-    /// Step 2 of Algorithm 1 with the head group of the ring, then redraws that group.
+    /// Step 2 of Algorithm 1 with the head group of the ring, and redraws that group.
     #[inline(always)]
     fn decrement(&mut self) {
         let g = self.head;
         let base = g * self.group_len;
         match self.decrement {
             Decrement::Independent => {
+                // Decrements and redraws in one loop: slot `s` is decremented, then refilled
+                // with the group's next draw. The draws are `draw_group`'s, in the same order
+                // (the repeat check sees slots `..s`, already redrawn), so the verdicts are
+                // too; fused, the generator's dependency chain overlaps the cell updates.
+                let m = self.draw_range;
+                let mut rng = self.rng.clone();
                 let Self {
-                    ring, cells, zeros, ..
+                    ring,
+                    cells,
+                    zeros,
+                    seen,
+                    group_len,
+                    ..
                 } = self;
+                let group = &mut ring[base..base + *group_len];
+                seen.fill(0);
+                let shift = 64 - (seen.len() * 64).trailing_zeros();
                 let mut hit_zero = 0;
-                for &j in &ring[base..base + self.group_len] {
-                    hit_zero += u64::from(cells.decrement_saturating(j) == 1);
+                for s in 0..group.len() {
+                    hit_zero += u64::from(cells.decrement_saturating(group[s]) == 1);
+                    group[s] = draw_distinct(&mut rng, m, seen, shift, &group[..s]);
                 }
                 *zeros += hit_zero;
+                self.rng = rng;
             }
             Decrement::Adjacent => {
                 let mut j = self.ring[base];
@@ -484,9 +507,9 @@ impl StableBloomFilter {
                         j = 0;
                     }
                 }
+                self.draw_group(g);
             }
         }
-        self.draw_group(g);
         self.head = (g + 1) & self.ring_mask;
     }
 

@@ -55,9 +55,39 @@ fn all(budget: u64, k: u32, seed: u64) -> Vec<Box<dyn DuplicateFilter>> {
     vec![
         Box::new(Rsbf::new(budget, &rp(RsbfReading::Conference), seed).unwrap()),
         Box::new(Rsbf::new(budget, &rp(RsbfReading::Journal), seed).unwrap()),
-        Box::new(Bsbf::new(budget, &BsbfParams { k }, seed).unwrap()),
-        Box::new(Bsbfsd::new(budget, &BsbfsdParams { k }, seed).unwrap()),
-        Box::new(Rlbsbf::new(budget, &RlbsbfParams { k }, seed).unwrap()),
+        Box::new(
+            Bsbf::new(
+                budget,
+                &BsbfParams {
+                    k,
+                    ..Default::default()
+                },
+                seed,
+            )
+            .unwrap(),
+        ),
+        Box::new(
+            Bsbfsd::new(
+                budget,
+                &BsbfsdParams {
+                    k,
+                    ..Default::default()
+                },
+                seed,
+            )
+            .unwrap(),
+        ),
+        Box::new(
+            Rlbsbf::new(
+                budget,
+                &RlbsbfParams {
+                    k,
+                    ..Default::default()
+                },
+                seed,
+            )
+            .unwrap(),
+        ),
     ]
 }
 
@@ -340,13 +370,32 @@ fn bsbf_and_rlbsbf_load_stabilises_at_derived_value() {
         for (name, mut f, target) in [
             (
                 "bsbf",
-                Box::new(Bsbf::new(u64::from(k) * s, &BsbfParams { k }, SEED).unwrap())
-                    as Box<dyn DuplicateFilter>,
+                Box::new(
+                    Bsbf::new(
+                        u64::from(k) * s,
+                        &BsbfParams {
+                            k,
+                            ..Default::default()
+                        },
+                        SEED,
+                    )
+                    .unwrap(),
+                ) as Box<dyn DuplicateFilter>,
                 bsbf_stable_load(k),
             ),
             (
                 "rlbsbf",
-                Box::new(Rlbsbf::new(u64::from(k) * (s + 64), &RlbsbfParams { k }, SEED).unwrap()),
+                Box::new(
+                    Rlbsbf::new(
+                        u64::from(k) * (s + 64),
+                        &RlbsbfParams {
+                            k,
+                            ..Default::default()
+                        },
+                        SEED,
+                    )
+                    .unwrap(),
+                ),
                 rlbsbf_stable_load(k),
             ),
         ] {
@@ -374,7 +423,15 @@ fn bsbf_and_rlbsbf_load_stabilises_at_derived_value() {
 fn bsbfsd_load_tends_to_one() {
     assert_eq!(bsbfsd_stable_load(2), 1.0);
     let (k, s) = (2u32, 4096u64);
-    let mut f = Bsbfsd::new(u64::from(k) * s, &BsbfsdParams { k }, SEED).unwrap();
+    let mut f = Bsbfsd::new(
+        u64::from(k) * s,
+        &BsbfsdParams {
+            k,
+            ..Default::default()
+        },
+        SEED,
+    )
+    .unwrap();
     let w = window_loads(&mut f, &unique_stream(0, 200_000, SEED), 20_000);
     for pair in w.windows(2) {
         // Non-decreasing up to noise (0.01 ≫ window sd at s = 4096 near full load).
@@ -402,7 +459,15 @@ fn load_stabilises_on_uniform_stream() {
 #[test]
 fn no_repeat_stream_model_test() {
     let (k, s) = (2u32, 8192u64);
-    let mut f = Bsbf::new(u64::from(k) * s, &BsbfParams { k }, SEED).unwrap();
+    let mut f = Bsbf::new(
+        u64::from(k) * s,
+        &BsbfParams {
+            k,
+            ..Default::default()
+        },
+        SEED,
+    )
+    .unwrap();
     let stream = unique_stream(0, 300_000, SEED);
     let (mut fp, mut measured) = (0u64, 0u64);
     for (i, &h) in stream.iter().enumerate() {
@@ -459,14 +524,38 @@ fn repeat_after_gap_detection_bound() {
                 "{variant:?}: fresh elements are almost never inserted"
             );
             let mut f: Box<dyn DuplicateFilter> = match variant {
-                Variant::Bsbf => {
-                    Box::new(Bsbf::new(u64::from(k) * s, &BsbfParams { k }, attempts).unwrap())
-                }
-                Variant::Bsbfsd => {
-                    Box::new(Bsbfsd::new(u64::from(k) * s, &BsbfsdParams { k }, attempts).unwrap())
-                }
+                Variant::Bsbf => Box::new(
+                    Bsbf::new(
+                        u64::from(k) * s,
+                        &BsbfParams {
+                            k,
+                            ..Default::default()
+                        },
+                        attempts,
+                    )
+                    .unwrap(),
+                ),
+                Variant::Bsbfsd => Box::new(
+                    Bsbfsd::new(
+                        u64::from(k) * s,
+                        &BsbfsdParams {
+                            k,
+                            ..Default::default()
+                        },
+                        attempts,
+                    )
+                    .unwrap(),
+                ),
                 Variant::Rlbsbf => Box::new(
-                    Rlbsbf::new(u64::from(k) * (s + 64), &RlbsbfParams { k }, attempts).unwrap(),
+                    Rlbsbf::new(
+                        u64::from(k) * (s + 64),
+                        &RlbsbfParams {
+                            k,
+                            ..Default::default()
+                        },
+                        attempts,
+                    )
+                    .unwrap(),
                 ),
             };
             let mut next = || {
@@ -559,9 +648,30 @@ fn memory_within_budget_for_all_budgets() {
         for budget in [(1u64 << e) - 1, 1u64 << e, (1u64 << e) + 12345] {
             for k in [1u32, 2, 3, 5] {
                 let r = Rsbf::memory_bits_for(budget, &RsbfParams::with_k(k)).unwrap();
-                let b = Bsbf::memory_bits_for(budget, &BsbfParams { k }).unwrap();
-                let d = Bsbfsd::memory_bits_for(budget, &BsbfsdParams { k }).unwrap();
-                let l = Rlbsbf::memory_bits_for(budget, &RlbsbfParams { k }).unwrap();
+                let b = Bsbf::memory_bits_for(
+                    budget,
+                    &BsbfParams {
+                        k,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
+                let d = Bsbfsd::memory_bits_for(
+                    budget,
+                    &BsbfsdParams {
+                        k,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
+                let l = Rlbsbf::memory_bits_for(
+                    budget,
+                    &RlbsbfParams {
+                        k,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
                 for m in [r, b, d] {
                     assert!(m <= budget && m > budget - u64::from(k), "{budget} {k} {m}");
                 }
@@ -574,9 +684,30 @@ fn memory_within_budget_for_all_budgets() {
         for f in all(budget, 3, 1) {
             let expected = match f.name() {
                 "rsbf" => Rsbf::memory_bits_for(budget, &RsbfParams::with_k(3)).unwrap(),
-                "bsbf" => Bsbf::memory_bits_for(budget, &BsbfParams { k: 3 }).unwrap(),
-                "bsbfsd" => Bsbfsd::memory_bits_for(budget, &BsbfsdParams { k: 3 }).unwrap(),
-                _ => Rlbsbf::memory_bits_for(budget, &RlbsbfParams { k: 3 }).unwrap(),
+                "bsbf" => Bsbf::memory_bits_for(
+                    budget,
+                    &BsbfParams {
+                        k: 3,
+                        ..Default::default()
+                    },
+                )
+                .unwrap(),
+                "bsbfsd" => Bsbfsd::memory_bits_for(
+                    budget,
+                    &BsbfsdParams {
+                        k: 3,
+                        ..Default::default()
+                    },
+                )
+                .unwrap(),
+                _ => Rlbsbf::memory_bits_for(
+                    budget,
+                    &RlbsbfParams {
+                        k: 3,
+                        ..Default::default()
+                    },
+                )
+                .unwrap(),
             };
             assert_eq!(f.memory_bits(), expected, "{}", f.name());
         }
@@ -611,9 +742,27 @@ fn invalid_params_are_errors() {
     let inv = |r: Result<u64, Error>| matches!(r, Err(Error::InvalidParameter { .. }));
     for k in [0u32, 65, u32::MAX] {
         assert!(inv(Rsbf::memory_bits_for(1 << 20, &RsbfParams::with_k(k))));
-        assert!(inv(Bsbf::memory_bits_for(1 << 20, &BsbfParams { k })));
-        assert!(inv(Bsbfsd::memory_bits_for(1 << 20, &BsbfsdParams { k })));
-        assert!(inv(Rlbsbf::memory_bits_for(1 << 20, &RlbsbfParams { k })));
+        assert!(inv(Bsbf::memory_bits_for(
+            1 << 20,
+            &BsbfParams {
+                k,
+                ..Default::default()
+            }
+        )));
+        assert!(inv(Bsbfsd::memory_bits_for(
+            1 << 20,
+            &BsbfsdParams {
+                k,
+                ..Default::default()
+            }
+        )));
+        assert!(inv(Rlbsbf::memory_bits_for(
+            1 << 20,
+            &RlbsbfParams {
+                k,
+                ..Default::default()
+            }
+        )));
     }
     for f in [0.0, 1.0, -0.5, 1.5, f64::NAN, f64::INFINITY, 1e-300] {
         let p = RsbfParams {
@@ -642,17 +791,48 @@ fn invalid_params_are_errors() {
         Err(Error::BudgetTooSmall { .. })
     ));
     assert!(matches!(
-        Bsbf::new(1, &BsbfParams { k: 2 }, 1),
+        Bsbf::new(
+            1,
+            &BsbfParams {
+                k: 2,
+                ..Default::default()
+            },
+            1
+        ),
         Err(Error::BudgetTooSmall { .. })
     ));
     assert!(matches!(
-        Rlbsbf::new(128, &RlbsbfParams { k: 2 }, 1),
+        Rlbsbf::new(
+            128,
+            &RlbsbfParams {
+                k: 2,
+                ..Default::default()
+            },
+            1
+        ),
         Err(Error::BudgetTooSmall { .. })
     ));
-    assert!(Rlbsbf::new(130, &RlbsbfParams { k: 2 }, 1).is_ok());
+    assert!(
+        Rlbsbf::new(
+            130,
+            &RlbsbfParams {
+                k: 2,
+                ..Default::default()
+            },
+            1
+        )
+        .is_ok()
+    );
     // Absurd budgets are refused before allocating.
     assert!(matches!(
-        Bsbf::new(1 << 50, &BsbfParams { k: 2 }, 1),
+        Bsbf::new(
+            1 << 50,
+            &BsbfParams {
+                k: 2,
+                ..Default::default()
+            },
+            1
+        ),
         Err(Error::CapacityTooLarge { .. })
     ));
     assert!(matches!(
