@@ -218,13 +218,15 @@ fn bera_table_at_scale_64(table: &str, tol: impl Fn(&Compared) -> Tolerance) {
 }
 
 /// The reproduction criterion (3 % relative or 0.05 percentage points, as in REPRODUCTION.md)
-/// widened by the scale effect measured on Table 7 between the full-scale run (committed under
-/// results/bera-journal-table7/) and `--scale 64`: at most 0.50 % relative where the relative
-/// bound applies (rates above 1.67 %), at most 0.0033 pp below. A cell that reproduces at full
-/// scale therefore stays within 3.5 % / 0.055 pp at scale 64.
+/// widened by the scale effect measured on the tables tested here, between their full-scale
+/// runs on the shuffled stream (committed under results/bera-journal-table{7,8}/) and
+/// `--scale 64`: at most 0.47 % relative where the relative bound applies (rates above
+/// 1.67 %), at most 0.0069 pp below. A cell that reproduces at full scale therefore stays
+/// within 3.5 % / 0.057 pp at scale 64. (Over all of Tables 4–9 the effect reaches 1.47 % on
+/// one cell, Table 6 RLBSBF 512 MB FNR, and 0.011 pp; those tables are not tested here.)
 const SCALE64: Tolerance = Tolerance {
     rel: 0.035,
-    abs_pp: 0.055,
+    abs_pp: 0.057,
 };
 
 #[test]
