@@ -258,7 +258,7 @@ pub fn kicks_per_element(
 /// Cuckoo filter for streams (Fan et al. Algorithms 1–2, QHT paper footnote 4).
 #[derive(Debug, Clone)]
 pub struct StreamingCuckoo {
-    cells: PackedArray,
+    cells: Table,
     buckets: u64,
     b: u32,
     pow2: bool,
@@ -276,10 +276,153 @@ pub struct StreamingCuckoo {
 /// Largest `f` whose `c(fp)` values are tabulated (`2^f` words).
 const ALT_TABLE_MAX_F: u32 = 10;
 
+/// Most cells stored one per byte (see [`Table`]): 64 MiB of host memory.
+pub const BYTE_CELLS_MAX: u64 = 1 << 26;
+
 /// `c(fp) = reduce(mix64(fp ^ salt), n_b)`, the alternate-bucket offset.
 #[inline(always)]
 fn alt_offset(fp: u64, buckets: u64) -> u64 {
     reduce(mix64(fp ^ ALT_SALT), buckets)
+}
+
+/// `alt(i, fp)`: `(c(fp) − i) mod n_b`, or `i XOR c(fp)` for a power-of-two table, `c(fp)` from
+/// `offsets` when tabulated.
+#[inline(always)]
+fn alt_bucket(offsets: &[u64], buckets: u64, pow2: bool, i: u64, fp: u64) -> u64 {
+    let c = match offsets.get(fp as usize) {
+        Some(&c) => c,
+        None => alt_offset(fp, buckets),
+    };
+    if pow2 {
+        i ^ c
+    } else if c >= i {
+        c - i
+    } else {
+        c + buckets - i
+    }
+}
+
+/// Where the fingerprints live. The state is `n_b · b · f` bits either way (what
+/// [`DuplicateFilter::memory_bits`] reports and the papers compare); only the host layout
+/// differs. With `b = 1` and `f ≤ 8` a table of at most [`BYTE_CELLS_MAX`] cells keeps one cell
+/// per byte: a relocation then reads its victim with one byte load, where a packed cell costs a
+/// multiply, a shift and a mask on the walk's dependent chain (8/f times the host memory,
+/// 2.7× for the QHT paper's `f = 3`). Larger tables, and every other shape, are packed.
+#[derive(Debug, Clone)]
+enum Table {
+    Packed(PackedArray),
+    Bytes(Box<[u8]>),
+}
+
+/// Cell access shared by the two layouts, so that the relocation loop is compiled once for each.
+trait Cells {
+    fn get(&self, i: u64) -> u64;
+    fn set(&mut self, i: u64, v: u64);
+    fn replace(&mut self, i: u64, v: u64) -> u64;
+}
+
+impl Cells for PackedArray {
+    #[inline(always)]
+    fn get(&self, i: u64) -> u64 {
+        PackedArray::get(self, i)
+    }
+    #[inline(always)]
+    fn set(&mut self, i: u64, v: u64) {
+        PackedArray::set(self, i, v)
+    }
+    #[inline(always)]
+    fn replace(&mut self, i: u64, v: u64) -> u64 {
+        PackedArray::replace(self, i, v)
+    }
+}
+
+/// Values are fingerprints of at most 8 bits, so `v as u8` loses nothing.
+impl Cells for [u8] {
+    #[inline(always)]
+    fn get(&self, i: u64) -> u64 {
+        u64::from(self[i as usize])
+    }
+    #[inline(always)]
+    fn set(&mut self, i: u64, v: u64) {
+        self[i as usize] = v as u8;
+    }
+    #[inline(always)]
+    fn replace(&mut self, i: u64, v: u64) -> u64 {
+        u64::from(std::mem::replace(&mut self[i as usize], v as u8))
+    }
+}
+
+impl Table {
+    fn new(cells: u64, f: u32, b: u32) -> Result<Self> {
+        Ok(if b == 1 && f <= 8 && cells <= BYTE_CELLS_MAX {
+            Table::Bytes(vec![0u8; cells as usize].into_boxed_slice())
+        } else {
+            Table::Packed(PackedArray::new("cuckoo", cells, f)?)
+        })
+    }
+
+    #[inline(always)]
+    fn get(&self, i: u64) -> u64 {
+        match self {
+            Table::Packed(t) => Cells::get(t, i),
+            Table::Bytes(t) => Cells::get(&**t, i),
+        }
+    }
+
+    #[inline(always)]
+    fn set(&mut self, i: u64, v: u64) {
+        match self {
+            Table::Packed(t) => Cells::set(t, i, v),
+            Table::Bytes(t) => Cells::set(&mut **t, i, v),
+        }
+    }
+
+    #[inline(always)]
+    fn replace(&mut self, i: u64, v: u64) -> u64 {
+        match self {
+            Table::Packed(t) => Cells::replace(t, i, v),
+            Table::Bytes(t) => Cells::replace(&mut **t, i, v),
+        }
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, i: u64) {
+        match self {
+            Table::Packed(t) => t.prefetch(i),
+            Table::Bytes(t) => crate::raw::prefetch(t.as_ptr().wrapping_add(i as usize)),
+        }
+    }
+
+    /// Host bytes of the layout for `cells` cells of `f` bits, `b` per bucket.
+    fn host_bytes(cells: u64, f: u32, b: u32) -> u64 {
+        if b == 1 && f <= 8 && cells <= BYTE_CELLS_MAX {
+            cells
+        } else {
+            (cells * u64::from(f)).div_ceil(64) * 8 + 8
+        }
+    }
+}
+
+/// `b = 1`: up to `max` relocations of `f` starting at bucket `i` (Algorithm 1's loop): swap
+/// with the bucket's entry, move the victim to its alternate bucket, stop if that one is empty.
+/// Returns the kick that placed the fingerprint in hand, or `None` if every kick failed.
+#[inline(always)]
+fn relocate<C: Cells + ?Sized>(
+    cells: &mut C,
+    alt: impl Fn(u64, u64) -> u64,
+    mut i: u64,
+    mut f: u64,
+    max: u32,
+) -> Option<u32> {
+    for kick in 1..=max {
+        f = cells.replace(i, f);
+        i = alt(i, f);
+        if cells.get(i) == 0 {
+            cells.set(i, f);
+            return Some(kick);
+        }
+    }
+    None
 }
 
 impl StreamingCuckoo {
@@ -292,7 +435,7 @@ impl StreamingCuckoo {
     pub fn new(budget_bits: u64, params: &CuckooParams, seed: u64) -> Result<Self> {
         memory_bits_for(budget_bits, params)?;
         let buckets = buckets_for(budget_bits, params)?;
-        let cells = PackedArray::new("cuckoo", buckets * u64::from(params.b), params.f)?;
+        let cells = Table::new(buckets * u64::from(params.b), params.f, params.b)?;
         Ok(Self {
             cells,
             buckets,
@@ -348,17 +491,7 @@ impl StreamingCuckoo {
     /// `alt(i, fp) = (c(fp) − i) mod n_b`, an involution in `i`.
     #[inline(always)]
     fn alt(&self, i: u64, fp: u64) -> u64 {
-        let c = match self.alt_offset.get(fp as usize) {
-            Some(&c) => c,
-            None => alt_offset(fp, self.buckets),
-        };
-        if self.pow2 {
-            i ^ c
-        } else if c >= i {
-            c - i
-        } else {
-            c + self.buckets - i
-        }
+        alt_bucket(&self.alt_offset, self.buckets, self.pow2, i, fp)
     }
 
     #[inline(always)]
@@ -394,16 +527,19 @@ impl StreamingCuckoo {
         let mut f = fp;
         if self.b == 1 {
             // One entry per bucket: no entry draw; the swap is one read-modify-write and the
-            // probe of the next bucket reads the word the next swap writes.
-            for kick in 1..=self.params.max_num_kicks {
-                f = self.cells.replace(i, f);
-                i = self.alt(i, f);
-                if self.cells.get(i) == 0 {
-                    self.cells.set(i, f);
-                    self.filled += 1;
-                    self.kicks += u64::from(kick);
-                    return;
-                }
+            // probe of the next bucket reads the word the next swap writes. The loop is
+            // compiled for each layout.
+            let (offsets, buckets, pow2) = (&self.alt_offset, self.buckets, self.pow2);
+            let alt = |i, fp| alt_bucket(offsets, buckets, pow2, i, fp);
+            let max = self.params.max_num_kicks;
+            let placed = match &mut self.cells {
+                Table::Packed(t) => relocate(t, alt, i, f, max),
+                Table::Bytes(t) => relocate(&mut **t, alt, i, f, max),
+            };
+            if let Some(kick) = placed {
+                self.filled += 1;
+                self.kicks += u64::from(kick);
+                return;
             }
         } else {
             for kick in 1..=self.params.max_num_kicks {
@@ -445,7 +581,7 @@ impl DuplicateFilter for StreamingCuckoo {
     }
 
     fn memory_bits(&self) -> u64 {
-        self.cells.state_bits()
+        self.buckets * u64::from(self.b) * u64::from(self.params.f)
     }
 
     fn name(&self) -> &'static str {
@@ -490,7 +626,19 @@ crate::structure::impl_structure!(StreamingCuckoo {
     params: CuckooParams,
     cost: 2.0,
     memory_bits_for: memory_bits_for,
-});
+}
+
+    /// The table in its host layout ([`Table`]: one byte per cell for small `b = 1` tables)
+    /// and the tabulated alternate-bucket offsets.
+    fn heap_bytes_estimate(params: &CuckooParams, budget_bits: u64, _distinct_hint: u64) -> u64 {
+        let Ok(buckets) = buckets_for(budget_bits, params) else {
+            return budget_bits / 8 + 4096;
+        };
+        let cells = buckets * u64::from(params.b);
+        let alt = if params.f <= ALT_TABLE_MAX_F { 8 << params.f } else { 0 };
+        Table::host_bytes(cells, params.f, params.b) + alt + 4096
+    }
+);
 
 #[cfg(test)]
 mod tests {
@@ -518,6 +666,44 @@ mod tests {
         );
         // A stream that never fills half the table costs no relocations in the model.
         assert_eq!(kicks_per_element(&p, bits, 100, u), 0.0);
+    }
+
+    /// The byte layout is a layout only: a saturating stream through a filter stored one cell
+    /// per byte and through the same filter packed gives the same verdicts, relocations and
+    /// drops, at sizes from L1 to beyond L2.
+    #[test]
+    fn byte_and_packed_layouts_agree() {
+        let p = CuckooParams::default();
+        for bits in [3 * 52, 3 * 5_208, 3 * 333_333] {
+            let mut bytes = StreamingCuckoo::new(bits, &p, 9).unwrap();
+            assert!(matches!(bytes.cells, Table::Bytes(_)));
+            let mut packed = StreamingCuckoo::new(bits, &p, 9).unwrap();
+            packed.cells = Table::Packed(PackedArray::new("cuckoo", packed.buckets, p.f).unwrap());
+            let u = 4 * bytes.buckets();
+            for i in 0..200_000u64 {
+                let h = hash_key(reduce(mix64(i ^ 0x3c), u), 2);
+                assert_eq!(bytes.step(h), packed.step(h), "{bits} bits, element {i}");
+            }
+            assert_eq!(bytes.kicks(), packed.kicks());
+            assert_eq!(bytes.dropped(), packed.dropped());
+            assert!(
+                bytes.dropped() > 0,
+                "{bits} bits: the stream saturates the filter"
+            );
+            assert_eq!(bytes.memory_bits(), packed.memory_bits());
+        }
+        // f > 8, b > 1 and large tables stay packed.
+        for (f, b) in [(9, 1), (3, 2)] {
+            let q = CuckooParams {
+                f,
+                b,
+                ..Default::default()
+            };
+            let t = StreamingCuckoo::new(1 << 16, &q, 1).unwrap();
+            assert!(matches!(t.cells, Table::Packed(_)));
+        }
+        assert_eq!(Table::host_bytes(BYTE_CELLS_MAX, 3, 1), BYTE_CELLS_MAX);
+        assert!(Table::host_bytes(BYTE_CELLS_MAX + 1, 3, 1) < BYTE_CELLS_MAX);
     }
 
     #[test]
