@@ -716,3 +716,28 @@ fn a_signal_stops_the_run_keeping_finished_cells_and_says_how_to_resume() {
         );
     }
 }
+
+/// A count above 2^63 − 1 fits the typed field (u64) but not the TOML record the run writes of
+/// itself: it was accepted by `check` and failed in `run` with a multi-line error. Refused up
+/// front, naming the line and key, for every integer field tried.
+#[test]
+fn an_integer_above_i64_is_refused_before_the_run() {
+    for (from, to, key) in [
+        ("seed = 5", "seed = 18446744073709551615", "seed"),
+        (
+            "checkpoints = 2",
+            "checkpoints = 18446744073709551615",
+            "checkpoints",
+        ),
+    ] {
+        assert!(TINY.contains(from), "{from}");
+        let text = TINY.replacen(from, to, 1);
+        let line = text
+            .lines()
+            .position(|l| l.contains("18446744073709551615"))
+            .unwrap()
+            + 1;
+        let msg = assert_refused(&format!("i64-{key}"), &text, &[], line, key);
+        assert!(msg.contains("too large"), "{msg}");
+    }
+}

@@ -21,11 +21,16 @@ pub fn parse(
     scale_override: Option<u64>,
     registry: &Registry,
 ) -> Result<Experiment, ConfigError> {
-    let raw: RawExperiment = toml::from_str(text).map_err(|e| {
+    let toml_error = |e: toml::de::Error| {
         let line = e.span().map(|s| line_of(text, s.start));
         let key = unknown_field(e.message()).or_else(|| key_at(text, e.span()));
         ConfigError::new(file, line, key.as_deref(), e.message())
-    })?;
+    };
+    let raw: RawExperiment = toml::from_str(text).map_err(toml_error)?;
+    // The run records the file as a TOML table (`run.toml`, the digest), whose integers are
+    // i64: a count above 2^63 − 1 that the typed parse took must be refused here, not when the
+    // run writes its record.
+    toml::from_str::<toml::Table>(text).map_err(toml_error)?;
     validate(Source { file, text }, raw, scale_override, registry)
 }
 
