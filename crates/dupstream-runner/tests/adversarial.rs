@@ -741,3 +741,31 @@ fn an_integer_above_i64_is_refused_before_the_run() {
         assert!(msg.contains("too large"), "{msg}");
     }
 }
+
+/// A replay file damaged in transit (a gzip stream cut short) is bad input: exit 2 and one
+/// line naming the file and the line reached, the cause said once; no cell file is written.
+#[test]
+fn a_truncated_gzip_replay_is_refused_in_one_line() {
+    use std::io::Write as _;
+    let dir = scratch("adv-truncated-gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    for i in 0..5_000 {
+        writeln!(gz, "key{}", i % 700).unwrap();
+    }
+    let whole = gz.finish().unwrap();
+    std::fs::write(dir.join("cut.gz"), &whole[..whole.len() / 2]).unwrap();
+    let file = write(
+        &dir,
+        "cut.toml",
+        "name = \"cut\"\ndescription = \"d\"\n\n[stream]\nkind = \"replay\"\npath = \"cut.gz\"\nformat = \"lines\"\n\n[grid]\nmemory = [\"16KB\"]\n\n[[algorithm]]\nname = \"bloom\"\nk = 2\n",
+    );
+    let out_dir = dir.join("out");
+    let out = dupstream(&["run", &file, "--out", s(&out_dir), "--quiet"]);
+    let text = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert_eq!(text.lines().count(), 1, "one line: {text}");
+    assert!(text.contains("cut.gz:"), "names the file and line: {text}");
+    let cause = text.trim_end().rsplit(": ").next().unwrap();
+    assert_eq!(text.matches(cause).count(), 1, "the cause once: {text}");
+    assert!(!out_dir.join("raw.csv").exists() && !out_dir.join("cells").exists());
+}

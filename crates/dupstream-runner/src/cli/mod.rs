@@ -180,10 +180,38 @@ pub fn main_with(registry: &Registry) -> ExitCode {
                 eprintln!("dupstream: {by}");
                 return ExitCode::from(by.exit_code());
             }
+            if let Some((line, code)) = stream_error(&e) {
+                eprintln!("error: {line}");
+                return ExitCode::from(code);
+            }
             eprintln!("error: {e:#}");
             ExitCode::from(1)
         }
     }
+}
+
+/// A stream's own error in `e`'s chain (a replay file damaged, truncated, unreadable or with a
+/// malformed line): its one line after the context above it, without the causes below it (its
+/// message already names the file, the line and the cause), and exit code 2, bad input, like a
+/// bad experiment file; 1 when the ground truth would not fit this platform.
+fn stream_error(e: &anyhow::Error) -> Option<(String, u8)> {
+    let is_stream = |c: &(dyn std::error::Error + 'static)| {
+        c.downcast_ref::<dupstream_streams::Error>().is_some()
+    };
+    let se = e
+        .chain()
+        .find_map(|c| c.downcast_ref::<dupstream_streams::Error>())?;
+    let mut parts: Vec<String> = e
+        .chain()
+        .take_while(|c| !is_stream(*c))
+        .map(|c| c.to_string())
+        .collect();
+    parts.push(se.to_string());
+    let code = match se {
+        dupstream_streams::Error::TooLarge { .. } => 1,
+        _ => 2,
+    };
+    Some((parts.join(": "), code))
 }
 
 /// Whether `e` is, or was caused by, a write to a closed pipe.
