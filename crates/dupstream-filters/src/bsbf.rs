@@ -522,9 +522,9 @@ macro_rules! filter_type {
             /// `b − log2 f` bits, leaving the same fraction of each filter unreset.
             fn scaled_params(params: &$params, factor: u64) -> $params {
                 let mut p = params.clone();
-                if let Some(b) = p.reset_range_bits.as_mut() {
-                    *b = b.saturating_sub(factor.max(1).ilog2()).max(1);
-                }
+                p.reset_range_bits = p
+                    .reset_range_bits
+                    .map(|b| crate::structure::scaled_range_bits(b, factor));
                 p
             }
         );

@@ -127,18 +127,23 @@ pub fn interpolate_log(bits: u64, at: &[u64], values: &[f64]) -> f64 {
         !at.is_empty() && at.len() == values.len(),
         "one value per size"
     );
-    let x = (bits.max(1) as f64).ln();
     let xs: Vec<f64> = at.iter().map(|&b| (b.max(1) as f64).ln()).collect();
+    piecewise_linear((bits.max(1) as f64).ln(), &xs, values)
+}
+
+/// The piecewise-linear function through `(xs[i], ys[i])` (`xs` increasing, not empty) at `x`:
+/// the first or last `y` outside `xs`.
+fn piecewise_linear(x: f64, xs: &[f64], ys: &[f64]) -> f64 {
     if x <= xs[0] {
-        return values[0];
+        return ys[0];
     }
     for i in 1..xs.len() {
         if x <= xs[i] {
             let t = (x - xs[i - 1]) / (xs[i] - xs[i - 1]);
-            return values[i - 1] * (1.0 - t) + values[i] * t;
+            return ys[i - 1] * (1.0 - t) + ys[i] * t;
         }
     }
-    values[xs.len() - 1]
+    ys[xs.len() - 1]
 }
 
 /// The row of [`RATIOS`] that prices `spec`: its name, except for the SBF, whose variants the
@@ -177,21 +182,12 @@ pub fn ratio_at_cells(row: &str, cells: f64, budget_bits: u64) -> Option<f64> {
         .filter(|r| r.name == row || r.name.starts_with(&variant))
         .map(|r| (r.cells, interpolate(budget_bits, |i| r.ratio[i])))
         .collect();
+    if rows.is_empty() {
+        return None;
+    }
     rows.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (first, last) = (*rows.first()?, *rows.last()?);
-    if cells <= first.0 {
-        return Some(first.1);
-    }
-    if cells >= last.0 {
-        return Some(last.1);
-    }
-    let i = rows
-        .iter()
-        .position(|r| r.0 >= cells)
-        .expect("inside the range");
-    let (a, b) = (rows[i - 1], rows[i]);
-    let t = (cells - a.0) / (b.0 - a.0);
-    Some(a.1 * (1.0 - t) + b.1 * t)
+    let (xs, ys): (Vec<f64>, Vec<f64>) = rows.into_iter().unzip();
+    Some(piecewise_linear(cells, &xs, &ys))
 }
 
 /// Estimated ns per element of `spec` at `budget_bits`, single-threaded, as the roofline

@@ -365,8 +365,13 @@ impl Cells for [u8] {
 }
 
 impl Table {
+    /// Whether `cells` cells of `f` bits, `b` per bucket, are stored one per byte.
+    fn bytes(cells: u64, f: u32, b: u32) -> bool {
+        b == 1 && f <= 8 && cells <= BYTE_CELLS_MAX
+    }
+
     fn new(cells: u64, f: u32, b: u32) -> Result<Self> {
-        Ok(if b == 1 && f <= 8 && cells <= BYTE_CELLS_MAX {
+        Ok(if Self::bytes(cells, f, b) {
             Table::Bytes(vec![0u8; cells as usize].into_boxed_slice())
         } else {
             Table::Packed(PackedArray::new("cuckoo", cells, f)?)
@@ -407,7 +412,7 @@ impl Table {
 
     /// Host bytes of the layout for `cells` cells of `f` bits, `b` per bucket.
     fn host_bytes(cells: u64, f: u32, b: u32) -> u64 {
-        if b == 1 && f <= 8 && cells <= BYTE_CELLS_MAX {
+        if Self::bytes(cells, f, b) {
             cells
         } else {
             (cells * u64::from(f)).div_ceil(64) * 8 + 8

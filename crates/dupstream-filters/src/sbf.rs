@@ -291,6 +291,14 @@ fn repeats(drawn: &[u64], x: u64) -> bool {
     drawn.contains(&x)
 }
 
+/// Empties the bitmap of a group's drawn cells (a power of two of words) and returns the shift
+/// that maps a cell's hash onto it, for [`draw_distinct`].
+#[inline(always)]
+fn clear_seen(seen: &mut [u64]) -> u32 {
+    seen.fill(0);
+    64 - (seen.len() * 64).trailing_zeros()
+}
+
 /// One decrement position in `[0, m)` not among `drawn` (the group's earlier cells): drawn by
 /// rejection, a repeat being redrawn. `seen` is a bitmap of the drawn cells (hashed to `shift`
 /// bits); only when it says the new cell may be a repeat is `drawn` searched.
@@ -451,8 +459,7 @@ impl StableBloomFilter {
             ..
         } = self;
         let group = &mut ring[g * *group_len..(g + 1) * *group_len];
-        seen.fill(0);
-        let shift = 64 - (seen.len() * 64).trailing_zeros();
+        let shift = clear_seen(seen);
         for s in 0..group.len() {
             group[s] = draw_distinct(&mut rng, m, seen, shift, &group[..s]);
         }
@@ -488,8 +495,7 @@ impl StableBloomFilter {
                     ..
                 } = self;
                 let group = &mut ring[base..base + *group_len];
-                seen.fill(0);
-                let shift = 64 - (seen.len() * 64).trailing_zeros();
+                let shift = clear_seen(seen);
                 let mut hit_zero = 0;
                 for s in 0..group.len() {
                     hit_zero += u64::from(cells.decrement_saturating(group[s]) == 1);
@@ -652,9 +658,9 @@ crate::structure::impl_structure!(StableBloomFilter {
     /// runs as 25 bits at `2^26` cells, the same half of the cells left undecremented.
     fn scaled_params(params: &SbfParams, factor: u64) -> SbfParams {
         let mut p = params.clone();
-        if let Some(b) = p.decrement_range_bits.as_mut() {
-            *b = b.saturating_sub(factor.max(1).ilog2()).max(1);
-        }
+        p.decrement_range_bits = p
+            .decrement_range_bits
+            .map(|b| crate::structure::scaled_range_bits(b, factor));
         p
     }
 );

@@ -65,6 +65,14 @@ pub trait Structure: DuplicateFilter + Sized + 'static {
     }
 }
 
+/// A `bits`-bit draw range (SBF's `decrement_range_bits`, the BSBF family's
+/// `reset_range_bits`) at `--scale factor`: the array is `factor` times smaller, so the range
+/// loses `log2 factor` bits (rounded down for a factor that is not a power of two), at least 1,
+/// and leaves the same fraction of the cells out of reach.
+pub(crate) fn scaled_range_bits(bits: u32, factor: u64) -> u32 {
+    bits.saturating_sub(factor.max(1).ilog2()).max(1)
+}
+
 /// Implements [`Structure`] for a type that already has an inherent
 /// `new(budget_bits, &params, seed)`: its name, parameter type, nominal cost and sizing
 /// function, then any items that override the defaults (`cost_at`, `heap_bytes_estimate`).
