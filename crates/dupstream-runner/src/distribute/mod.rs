@@ -199,8 +199,13 @@ fn shell_word(w: &str) -> String {
     if !w.is_empty() && w.chars().all(safe) {
         w.to_string()
     } else {
-        format!("'{}'", w.replace('\'', "'\\''"))
+        sh(w)
     }
+}
+
+/// Single-quotes a string for a POSIX shell.
+pub(crate) fn sh(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 #[cfg(test)]

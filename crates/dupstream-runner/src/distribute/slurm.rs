@@ -6,6 +6,7 @@
 
 use super::assign::assign;
 use super::part::SHARD_FILE;
+use super::sh;
 use crate::plan::cost::{cells_peak_bytes, cells_secs};
 use crate::plan::{Experiment, Registry};
 use crate::record::files::write_executable;
@@ -153,11 +154,6 @@ pub fn mem_request_mib(estimate_bytes: u64) -> u64 {
         .div_ceil(MIB)
         + 256;
     want.div_ceil(256) * 256
-}
-
-/// Single-quotes a string for the shell.
-fn sh(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 fn sh_path(p: &Path) -> String {

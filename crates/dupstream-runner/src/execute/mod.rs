@@ -105,16 +105,15 @@ fn run_cells(
     exp: &Experiment,
     dir: &ResultsDir,
     pool: &rayon::ThreadPool,
-    mut todo: Vec<&Cell>,
+    todo: Vec<&Cell>,
     truth: &truth::Truths,
     progress: &Progress,
     cancel: &Cancel,
 ) -> Result<Vec<CellTiming>> {
-    todo.sort_by(|a, b| {
-        cell_secs(exp, b)
-            .total_cmp(&cell_secs(exp, a))
-            .then(b.memory_bits.cmp(&a.memory_bits))
-    });
+    // Each cell's cost once (the cost model interpolates calibration tables), then the sort.
+    let mut by_cost: Vec<(f64, &Cell)> = todo.into_iter().map(|c| (cell_secs(exp, c), c)).collect();
+    by_cost.sort_by(|(ca, a), (cb, b)| cb.total_cmp(ca).then(b.memory_bits.cmp(&a.memory_bits)));
+    let todo: Vec<&Cell> = by_cost.into_iter().map(|(_, c)| c).collect();
     // FIFO spawning hands the cells out longest first, one at a time (a parallel iterator
     // would split the list in halves and lose that order). Results land in their own slot.
     let results: Vec<Mutex<Option<Result<CellTiming>>>> =
