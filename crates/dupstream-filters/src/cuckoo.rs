@@ -307,10 +307,11 @@ fn alt_bucket(offsets: &[u64], buckets: u64, pow2: bool, i: u64, fp: u64) -> u64
     };
     if pow2 {
         i ^ c
-    } else if c >= i {
-        c - i
     } else {
-        c + buckets - i
+        // `c − i`, plus `n_b` when that borrows: without a branch, as `c < i` is a coin toss
+        // on a relocation walk's random buckets (a branch there mispredicted every other kick).
+        let (d, borrow) = c.overflowing_sub(i);
+        d.wrapping_add(buckets & 0u64.wrapping_sub(u64::from(borrow)))
     }
 }
 
