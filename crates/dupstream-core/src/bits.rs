@@ -63,6 +63,18 @@ impl BitArray {
         old
     }
 
+    /// Clears bit `i` if `cond` holds, without a branch on `cond`; returns whether a set bit
+    /// was cleared (false when `cond` is false).
+    #[inline(always)]
+    pub fn clear_if(&mut self, i: u64, cond: bool) -> bool {
+        debug_assert!(i < self.len);
+        let w = &mut self.words[(i >> 6) as usize];
+        let mask = u64::from(cond) << (i & 63);
+        let old = *w & mask != 0;
+        *w &= !mask;
+        old
+    }
+
     /// Clears every bit.
     pub fn clear_all(&mut self) {
         self.words.fill(0);
@@ -282,5 +294,12 @@ mod tests {
         assert_eq!(b.count_ones(), 1);
         assert!(b.clear(129));
         assert_eq!(b.count_ones(), 0);
+        // clear_if: a false condition leaves the bit; a true one clears it once.
+        b.set(64);
+        assert!(!b.clear_if(64, false));
+        assert!(b.get(64));
+        assert!(b.clear_if(64, true));
+        assert!(!b.get(64));
+        assert!(!b.clear_if(64, true));
     }
 }

@@ -368,12 +368,19 @@ impl<const V: u8> Core<V> {
         (w, f, idx)
     }
 
+    /// Resets cell `idx` of filter `f`, keeping the counts. Branch-free: whether a random cell
+    /// was set is a coin toss, and a mispredicted branch costs more than the arithmetic.
     #[inline(always)]
     fn clear(&mut self, f: u32, idx: u64) {
-        if self.bits.clear(idx) {
-            self.ones[f as usize] -= 1;
-            self.total_ones -= 1;
-        }
+        self.clear_if(f, idx, true);
+    }
+
+    /// [`Self::clear`] when `reset` holds, without a branch on it (RLBSBF's coin).
+    #[inline(always)]
+    fn clear_if(&mut self, f: u32, idx: u64, reset: bool) {
+        let was = u64::from(self.bits.clear_if(idx, reset));
+        self.ones[f as usize] -= was;
+        self.total_ones -= was;
     }
 
     #[inline(always)]
@@ -401,18 +408,15 @@ impl<const V: u8> Core<V> {
                     // 0..s, fall below L(i), the load at arrival (no reset of this step has
                     // touched filter i yet). The position uses the high bits (see `reduce`).
                     let coin = ((u128::from(w as u32) * u128::from(s)) >> 32) as u64;
-                    if coin < self.ones[i as usize] {
-                        self.clear(f, idx);
-                    }
+                    self.clear_if(f, idx, coin < self.ones[i as usize]);
                 }
             }
         }
         for i in 0..self.k {
             let idx = self.cell(&dh, i);
-            if !self.bits.set(idx) {
-                self.ones[i as usize] += 1;
-                self.total_ones += 1;
-            }
+            let fresh = u64::from(!self.bits.set(idx));
+            self.ones[i as usize] += fresh;
+            self.total_ones += fresh;
         }
         false
     }
