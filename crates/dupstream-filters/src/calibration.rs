@@ -53,9 +53,23 @@ include!("calibration_table.rs");
 ///
 /// Bloom `K`; SBF `K + P` (`P` from Eq. 17 when given as `fps`); FP-SBF `K + L`; RSBF and the
 /// BSBF family their `k` probes plus one reset per filter (BSBFSD: one reset); A2 `2·k` (both
-/// filters); b_DBF `K` plus its sequential decay (one line per 8 words swept); QHT, SQF and the
-/// buffers one bucket; the cuckoo filter its 2 buckets (relocations are extra:
+/// filters); b_DBF `K` plus its sequential decay (one line per 8 words swept); QHT and SQF one
+/// bucket; the cuckoo filter its 2 buckets (relocations are extra:
 /// [`crate::cuckoo::kicks_per_element`]).
+///
+/// SWAMP 3: the count table at the arriving fingerprint's home (its query and its insertion
+/// probe the same run), the count table at the evicted fingerprint's home (its removal), and
+/// the cyclic fingerprint buffer's cell (the oldest fingerprint read, the new one written).
+/// The first two are random; the buffer cell advances sequentially, so out of cache it costs
+/// less than a random cell: 3 is the count of locations, not a discount for the probes a
+/// linear-probing run takes past its home (those are the table's own cost).
+///
+/// LRU buffering and FPBuffering 4: on a hit, the index probe for the key, the entry's list
+/// node and its two neighbours (unlinked, then the node goes to the front, whose old head was
+/// touched by the previous element); on a miss, the index probe for the key (also where it is
+/// inserted), the index probe that removes the evicted key, the least recently used node
+/// (reused for the new key) and its predecessor (the new tail). FPBuffering's coin is
+/// arithmetic, not memory.
 pub fn cells_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
     let m = budget_bits.max(1);
     match spec {
@@ -101,6 +115,8 @@ pub fn cells_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
             f64::from(k) + (m as f64 / 64.0 / blocks.max(1) as f64 / 8.0).max(1.0)
         }
         FilterSpec::Cuckoo(_) => 2.0,
+        FilterSpec::Swamp(_) => 3.0,
+        FilterSpec::LruBuffering(_) | FilterSpec::FpBuffering(_) => 4.0,
         #[allow(unreachable_patterns)]
         _ => 1.0,
     }

@@ -18,13 +18,33 @@
 //! **The count table (a reading).** The paper stores the counts in a TinyTable (Einziger &
 //! Friedman), a compact hash table whose per-entry cost is the fingerprint's remainder after
 //! its bucket index plus a few bits. This implementation uses a plainer table whose memory is
-//! exactly what it allocates: open addressing with linear probing over
+//! exactly what it charges: open addressing with linear probing over
 //! `C = ⌈W / 0.8⌉` slots (load at most 0.8, as at most `W` fingerprints are distinct), each
 //! slot holding the full `f`-bit fingerprint and a count of `⌈log₂(W + 1)⌉` bits (count 0 marks
 //! an empty slot); deletions shift back the following run (no tombstones). Its memory is
 //! `W·f + C·(f + ⌈log₂(W+1)⌉)` bits ([`memory_bits`]); a TinyTable would store about
 //! `log₂ C` fewer bits per slot at a higher load, so this reading is the more expensive one
 //! and SWAMP's accuracy at a given budget is, if anything, understated here.
+//!
+//! The table is kept in Robin Hood order (Celis, 1986): each run of occupied slots is sorted by
+//! home slot (cyclically), so a search stops at the first entry whose home lies after the
+//! fingerprint's, and an unsuccessful search costs about what a successful one does (about 3
+//! slots at load 0.8, where first-come linear probing scans to the end of the run, about 12).
+//! An insertion moves the entries after its place up by one, a deletion the displaced entries
+//! after it back by one. The home slot is the fingerprint's leading bits scaled to `C` (one
+//! multiplication; fingerprints are uniform). The order of the table decides nothing but
+//! speed: it holds exactly the multiset of fingerprints in the window, so the verdicts are
+//! those of any exact table.
+//!
+//! **Host layout.** A slot lives in one host word, the fingerprint above the count (a `u64`
+//! when `f + ⌈log₂(W+1)⌉ ≤ 64`, a `u128` otherwise), so a probe is one load and one compare;
+//! the charged state stays the `f + ⌈log₂(W+1)⌉` bits per slot above (the rest of the word is
+//! padding, as in a packed array's spare word). The cyclic buffer stays packed.
+//!
+//! A step removes the oldest fingerprint first, then one search answers the query and gives
+//! the insertion slot: the element is a duplicate iff its fingerprint is among the `W − 1`
+//! newest (in the table once the oldest is out) or is the oldest itself, in which case the
+//! table does not change at all.
 //!
 //! Other readings:
 //! - The fingerprint is `f` bits of a rehash of the key hash; the table slot of a fingerprint
@@ -45,7 +65,6 @@ pub const MAX_FINGERPRINT_BITS: u32 = PackedArray::MAX_WIDTH;
 pub const MAX_LOAD: f64 = 0.8;
 
 const FP_SALT: u64 = 0x5a4d_5046_7072_696e;
-const SLOT_SALT: u64 = 0x736c_6f74_7377_6d70;
 
 /// Expected false positive rate when the window holds `keys` distinct keys: a non-member
 /// collides with some key's `f`-bit fingerprint with probability `1 − (1 − 2^−f)^keys`.
@@ -184,6 +203,196 @@ fn resolve(budget_bits: u64, p: &SwampParams) -> Result<(u64, u32)> {
     Ok((w, f))
 }
 
+/// One count-table slot in its host word: the fingerprint above the low `cb` bits, the count
+/// in them; the word 0 is an empty slot (a stored fingerprint has count ≥ 1). A `u64` when
+/// `f + cb ≤ 64`, a `u128` otherwise.
+trait Slot: Copy + Eq + std::fmt::Debug {
+    const EMPTY: Self;
+    fn pack(fp: u64, count: u64, cb: u32) -> Self;
+    fn fp(self, cb: u32) -> u64;
+    fn count(self, cb: u32) -> u64;
+    /// The same fingerprint with the count moved by `delta` (which keeps it in `1..=W`).
+    fn add(self, delta: i64) -> Self;
+}
+
+impl Slot for u64 {
+    const EMPTY: Self = 0;
+    #[inline(always)]
+    fn pack(fp: u64, count: u64, cb: u32) -> Self {
+        (fp << cb) | count
+    }
+    #[inline(always)]
+    fn fp(self, cb: u32) -> u64 {
+        self >> cb
+    }
+    #[inline(always)]
+    fn count(self, cb: u32) -> u64 {
+        self & ((1 << cb) - 1)
+    }
+    #[inline(always)]
+    fn add(self, delta: i64) -> Self {
+        self.wrapping_add_signed(delta)
+    }
+}
+
+impl Slot for u128 {
+    const EMPTY: Self = 0;
+    #[inline(always)]
+    fn pack(fp: u64, count: u64, cb: u32) -> Self {
+        (u128::from(fp) << cb) | u128::from(count)
+    }
+    #[inline(always)]
+    fn fp(self, cb: u32) -> u64 {
+        (self >> cb) as u64
+    }
+    #[inline(always)]
+    fn count(self, cb: u32) -> u64 {
+        (self & ((1 << cb) - 1)) as u64
+    }
+    #[inline(always)]
+    fn add(self, delta: i64) -> Self {
+        self.wrapping_add(delta as i128 as u128)
+    }
+}
+
+/// The count table's host layout (see the module documentation): one word per slot.
+#[derive(Debug, Clone)]
+enum Table {
+    Narrow(Box<[u64]>),
+    Wide(Box<[u128]>),
+}
+
+/// Where a fingerprint is, or where it would go.
+enum Probe {
+    /// The slot holding it.
+    Found(usize),
+    /// The slot it would take (the first empty one, or the first whose entry has a home
+    /// after its own); the entries from there to the next empty slot move up by one.
+    Absent(usize),
+}
+
+/// The count table's geometry: slots, count bits, fingerprint bits.
+#[derive(Debug, Clone, Copy)]
+struct Geometry {
+    slots: usize,
+    cb: u32,
+    f: u32,
+}
+
+impl Geometry {
+    /// The home slot of a fingerprint: its position scaled to the table (monotone in `fp`).
+    #[inline(always)]
+    fn home(self, fp: u64) -> usize {
+        reduce(fp << (64 - self.f), self.slots as u64) as usize
+    }
+
+    /// How far slot `i` lies past `home`, cyclically.
+    #[inline(always)]
+    fn distance(self, i: usize, home: usize) -> usize {
+        if i >= home {
+            i - home
+        } else {
+            i + self.slots - home
+        }
+    }
+
+    #[inline(always)]
+    fn next(self, i: usize) -> usize {
+        if i + 1 == self.slots { 0 } else { i + 1 }
+    }
+
+    /// Finds `fp`: from its home, past the entries whose homes come before it (their
+    /// distance exceeds the probe's), through those sharing its home; an empty slot or an
+    /// entry whose home comes after it ends the search.
+    #[inline(always)]
+    fn probe<S: Slot>(self, t: &[S], fp: u64) -> Probe {
+        let mut i = self.home(fp);
+        let mut d = 0;
+        loop {
+            let s = t[i];
+            if s == S::EMPTY {
+                return Probe::Absent(i);
+            }
+            let sfp = s.fp(self.cb);
+            if sfp == fp {
+                return Probe::Found(i);
+            }
+            if self.distance(i, self.home(sfp)) < d {
+                return Probe::Absent(i);
+            }
+            i = self.next(i);
+            d += 1;
+        }
+    }
+
+    /// Stores `fp` with count 1 at `at` (from [`Probe::Absent`]), moving the entries from
+    /// there to the next empty slot up by one.
+    #[inline(always)]
+    fn insert_at<S: Slot>(self, t: &mut [S], at: usize, fp: u64) {
+        let mut carry = S::pack(fp, 1, self.cb);
+        let mut i = at;
+        loop {
+            let s = std::mem::replace(&mut t[i], carry);
+            if s == S::EMPTY {
+                return;
+            }
+            carry = s;
+            i = self.next(i);
+        }
+    }
+
+    /// Removes one occurrence of `fp` (present): decrements its count, and at zero empties the
+    /// slot and shifts the following entries that are not at their home back by one. Returns
+    /// whether the slot was emptied.
+    #[inline(always)]
+    fn remove<S: Slot>(self, t: &mut [S], fp: u64) -> bool {
+        let Probe::Found(mut hole) = self.probe(t, fp) else {
+            unreachable!("a buffered fingerprint is in the table")
+        };
+        if t[hole].count(self.cb) > 1 {
+            t[hole] = t[hole].add(-1);
+            return false;
+        }
+        loop {
+            let j = self.next(hole);
+            let s = t[j];
+            if s == S::EMPTY || self.home(s.fp(self.cb)) == j {
+                break;
+            }
+            t[hole] = s;
+            hole = j;
+        }
+        t[hole] = S::EMPTY;
+        true
+    }
+
+    /// The table's part of a step: removes `old` (if some), then looks `fp` up and counts it
+    /// in. Returns the change of the distinct count and whether `fp` was in the table after
+    /// the removal.
+    #[inline(always)]
+    fn update<S: Slot>(self, t: &mut [S], old: Option<u64>, fp: u64) -> (i64, bool) {
+        let emptied = old.is_some_and(|old| self.remove(t, old));
+        match self.probe(t, fp) {
+            Probe::Found(i) => {
+                t[i] = t[i].add(1);
+                (-i64::from(emptied), true)
+            }
+            Probe::Absent(i) => {
+                self.insert_at(t, i, fp);
+                (1 - i64::from(emptied), false)
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn count<S: Slot>(self, t: &[S], fp: u64) -> u64 {
+        match self.probe(t, fp) {
+            Probe::Found(i) => t[i].count(self.cb),
+            Probe::Absent(_) => 0,
+        }
+    }
+}
+
 /// SWAMP's sliding-window membership (see the module documentation).
 ///
 /// ```
@@ -200,9 +409,9 @@ fn resolve(budget_bits: u64, p: &SwampParams) -> Result<(u64, u32)> {
 pub struct Swamp {
     /// Cyclic fingerprint buffer.
     cfb: PackedArray,
-    /// Count table: fingerprints and counts (count 0 = empty slot).
-    fps: PackedArray,
-    counts: PackedArray,
+    /// Count table: fingerprints and counts, one host word per slot.
+    table: Table,
+    geometry: Geometry,
     window: u64,
     f: u32,
     slots: u64,
@@ -220,10 +429,21 @@ impl Swamp {
         let _ = seed;
         let (w, f) = resolve(budget_bits, params)?;
         let slots = table_slots(w);
+        let cb = count_bits(w);
+        // The charged state is W·f + C·(f + cb) bits ([`memory_bits`]); the host words are
+        // wider. Their size is checked like the charged bits.
+        let host_bits = slots.checked_mul(if f + cb <= 64 { 64 } else { 128 });
+        crate::error::words_for_bits("swamp", host_bits.unwrap_or(u64::MAX))?;
+        let n = slots as usize;
+        let table = if f + cb <= 64 {
+            Table::Narrow(vec![0u64; n].into_boxed_slice())
+        } else {
+            Table::Wide(vec![0u128; n].into_boxed_slice())
+        };
         Ok(Self {
             cfb: PackedArray::new("swamp", w, f)?,
-            fps: PackedArray::new("swamp", slots, f)?,
-            counts: PackedArray::new("swamp", slots, count_bits(w))?,
+            table,
+            geometry: Geometry { slots: n, cb, f },
             window: w,
             f,
             slots,
@@ -265,120 +485,64 @@ impl Swamp {
         rehash(hash, FP_SALT) >> (64 - self.f)
     }
 
-    #[inline(always)]
-    fn home(&self, fp: u64) -> u64 {
-        reduce(rehash(fp, SLOT_SALT), self.slots)
-    }
-
-    #[inline(always)]
-    fn next(&self, i: u64) -> u64 {
-        if i + 1 == self.slots { 0 } else { i + 1 }
-    }
-
-    /// Slot of `fp`, or `Err(first empty slot of its run)`.
-    #[inline]
-    fn find(&self, fp: u64) -> std::result::Result<u64, u64> {
-        let mut i = self.home(fp);
-        loop {
-            if self.counts.get(i) == 0 {
-                return Err(i);
-            }
-            if self.fps.get(i) == fp {
-                return Ok(i);
-            }
-            i = self.next(i);
-        }
-    }
-
     /// The count of `hash`'s fingerprint in the window (the paper's frequency query).
     pub fn frequency(&self, hash: u64) -> u64 {
-        self.find(self.fingerprint(hash))
-            .map_or(0, |i| self.counts.get(i))
+        let fp = self.fingerprint(hash);
+        match &self.table {
+            Table::Narrow(t) => self.geometry.count(t, fp),
+            Table::Wide(t) => self.geometry.count(t, fp),
+        }
     }
 
     /// Membership query without update.
     #[inline]
     pub fn contains(&self, hash: u64) -> bool {
-        self.find(self.fingerprint(hash)).is_ok()
-    }
-
-    fn increment(&mut self, fp: u64) {
-        match self.find(fp) {
-            Ok(i) => self.counts.set(i, self.counts.get(i) + 1),
-            Err(i) => {
-                self.fps.set(i, fp);
-                self.counts.set(i, 1);
-                self.distinct += 1;
-            }
-        }
-    }
-
-    fn decrement(&mut self, fp: u64) {
-        let i = self
-            .find(fp)
-            .expect("a buffered fingerprint is in the table");
-        let c = self.counts.get(i);
-        if c > 1 {
-            self.counts.set(i, c - 1);
-            return;
-        }
-        self.distinct -= 1;
-        // Backward-shift deletion: move later entries of the run into the hole when their home
-        // does not lie cyclically in (hole, j].
-        let mut hole = i;
-        let mut j = self.next(i);
-        loop {
-            let cj = self.counts.get(j);
-            if cj == 0 {
-                break;
-            }
-            let h = self.home(self.fps.get(j));
-            let stays = if hole <= j {
-                hole < h && h <= j
-            } else {
-                hole < h || h <= j
-            };
-            if !stays {
-                self.fps.set(hole, self.fps.get(j));
-                self.counts.set(hole, cj);
-                hole = j;
-            }
-            j = self.next(j);
-        }
-        self.counts.set(hole, 0);
+        self.frequency(hash) > 0
     }
 }
 
 impl DuplicateFilter for Swamp {
+    /// The element is a duplicate iff its fingerprint is among the `W` before it: among the
+    /// `W − 1` newest (in the table once the oldest is removed) or the oldest itself. Equal to
+    /// the oldest, the table does not change at all (one out, the same one in).
     #[inline]
     fn step(&mut self, hash: u64) -> bool {
         let fp = self.fingerprint(hash);
-        let dup = self.find(fp).is_ok();
-        if self.filled == self.window {
-            let old = self.cfb.get(self.cur);
-            self.decrement(old);
+        let old = if self.filled == self.window {
+            Some(self.cfb.replace(self.cur, fp))
         } else {
+            self.cfb.set(self.cur, fp);
             self.filled += 1;
-        }
-        self.cfb.set(self.cur, fp);
-        self.increment(fp);
+            None
+        };
         self.cur = if self.cur + 1 == self.window {
             0
         } else {
             self.cur + 1
         };
-        dup
+        if old == Some(fp) {
+            return true;
+        }
+        let g = self.geometry;
+        let (delta, found) = match &mut self.table {
+            Table::Narrow(t) => g.update(t, old, fp),
+            Table::Wide(t) => g.update(t, old, fp),
+        };
+        self.distinct = self.distinct.wrapping_add_signed(delta);
+        found
     }
 
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
-        let home = self.home(self.fingerprint(hash));
-        self.counts.prefetch(home);
-        self.fps.prefetch(home);
+        let home = self.geometry.home(self.fingerprint(hash));
+        match &self.table {
+            Table::Narrow(t) => crate::raw::prefetch(t.as_ptr().wrapping_add(home)),
+            Table::Wide(t) => crate::raw::prefetch(t.as_ptr().wrapping_add(home)),
+        }
     }
 
     fn memory_bits(&self) -> u64 {
-        self.cfb.state_bits() + self.fps.state_bits() + self.counts.state_bits()
+        memory_bits(self.window, self.f).expect("checked in resolve")
     }
 
     fn name(&self) -> &'static str {
@@ -443,6 +607,51 @@ mod tests {
                 q.push_back(fp);
                 *counts.entry(fp).or_insert(0) += 1;
                 prop_assert_eq!(s.distinct(), counts.len() as u64);
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// The Robin Hood table in both host layouts (`u64` slots, and `u128` slots for
+        /// `f + ⌈log₂(W+1)⌉ > 64`), on longer windows with few repeats (long runs, wrap-around,
+        /// deletions from the middle of runs), against the same exact model: verdicts, the
+        /// frequency of every fingerprint stepped so far, and the distinct count agree.
+        #[test]
+        fn both_host_layouts_equal_the_exact_fingerprint_window(
+            keys in prop::collection::vec(0u64..4000, 1..4000), w in 1u64..1500, f in prop::sample::select(vec![9u32, 16, 30, 49, 50, 57]),
+        ) {
+            let p = SwampParams { window: w, fingerprint_bits: Some(f), fpr: None };
+            let mut s = Swamp::new(1 << 30, &p, 0).unwrap();
+            let wide = f + count_bits(w) > 64;
+            prop_assert_eq!(matches!(s.table, Table::Wide(_)), wide);
+            let mut q: VecDeque<u64> = VecDeque::new();
+            let mut counts: HashMap<u64, u64> = HashMap::new();
+            let mut seen: Vec<u64> = vec![];
+            for (n, key) in keys.into_iter().enumerate() {
+                let h = hash_key(key, 3);
+                let fp = s.fingerprint(h);
+                prop_assert_eq!(s.step(h), counts.contains_key(&fp));
+                if q.len() as u64 == w {
+                    let old = q.pop_front().unwrap();
+                    let c = counts.get_mut(&old).unwrap();
+                    *c -= 1;
+                    if *c == 0 { counts.remove(&old); }
+                }
+                q.push_back(fp);
+                *counts.entry(fp).or_insert(0) += 1;
+                seen.push(h);
+                if n % 97 == 0 {
+                    for &h in &seen {
+                        let want = counts.get(&s.fingerprint(h)).copied().unwrap_or(0);
+                        prop_assert_eq!(s.frequency(h), want);
+                    }
+                }
+            }
+            prop_assert_eq!(s.distinct(), counts.len() as u64);
+            for &h in &seen {
+                let want = counts.get(&s.fingerprint(h)).copied().unwrap_or(0);
+                prop_assert_eq!(s.frequency(h), want);
             }
         }
     }
