@@ -257,6 +257,92 @@ pub fn blocked_false_positive_rate_with_error(
     (mean, (var / n).sqrt())
 }
 
+/// Expected number of slice positions `≥ k` that the jump scan of [`Apbf::contains`] probes for
+/// a non-member, when position `i` (0 = newest) has its bit set independently with probability
+/// `fills[i]` (`fills.len() = k + l`). Positions below `k` are not counted: they are the slices
+/// an insertion sets, so the same cells. Exact (the scan probes each position at most once and
+/// its future depends only on its cursor and run counts: a memoised recursion over those).
+pub fn expected_probes_beyond_k(k: u32, fills: &[f64]) -> f64 {
+    use std::collections::HashMap;
+    let k = k as usize;
+    let s = fills.len();
+    if k == 0 || s < k {
+        return 0.0;
+    }
+    fn go(
+        k: usize,
+        fills: &[f64],
+        memo: &mut HashMap<(usize, usize, usize), f64>,
+        cursor: usize,
+        done: usize,
+        carry: usize,
+    ) -> f64 {
+        if let Some(&v) = memo.get(&(cursor, done, carry)) {
+            return v;
+        }
+        let r = fills[cursor];
+        let mut e = if cursor >= k { 1.0 } else { 0.0 };
+        if done + 1 + carry < k {
+            e += r * go(k, fills, memo, cursor + 1, done + 1, carry);
+        }
+        if cursor >= k {
+            e += (1.0 - r) * go(k, fills, memo, cursor - k, 0, done);
+        }
+        memo.insert((cursor, done, carry), e);
+        e
+    }
+    go(k, fills, &mut HashMap::new(), s - k, 0, 0)
+}
+
+/// Cells (cache lines, out of cache) an APBF step touches per element, the `L` of the
+/// roofline's limit loop ([`crate::calibration::cells_per_element`]), for `k`, `l`, `g` and
+/// slices of `m` bits. Three parts:
+///
+/// - **Insertion**: the `k` bits of the `k` newest slices, one random line each (plain); the
+///   whole block (blocked): the lines its `k + l` words span, on average over the block's
+///   offset in 64-byte lines.
+/// - **Query** (plain only; the block covers it in the blocked layout): the probes of the jump
+///   scan at positions `≥ k` (those below are the insertion's own cells), in expectation for a
+///   non-member with the slices at their expected fills at mid-generation
+///   ([`expected_probes_beyond_k`], [`expected_fill_ratios`] at `c = g/2`). The scan exits
+///   early, so in a sparse filter this is near 0 and in one at the paper's sizing about 0.5–1.
+/// - **Clearing** ([`cleared_lines_per_element`]): the lines of the slice reset every `g`
+///   insertions, one cell per line, as b_DBF's sweep is counted. These are not random: the
+///   roofline's limit loop clears them as a sequential stream
+///   ([`crate::calibration::cleared_lines_per_element`]); a runner's estimate prices them as
+///   random cells, an upper bound.
+pub fn cells_per_element(k: u32, l: u32, m: u64, g: u64, blocked: bool) -> f64 {
+    let s = u64::from(k + l);
+    let clear = cleared_lines_per_element(k, l, m, g, blocked);
+    if blocked {
+        // A block is s words at word offset b·s; over b, its offset in a line repeats every 8
+        // blocks.
+        let lines: u64 = (0..8u64).map(|b| ((b * s) % 8 + s).div_ceil(8)).sum();
+        lines as f64 / 8.0 + clear
+    } else {
+        let g = g.max(1);
+        let fills = expected_fill_ratios(k, l, m.max(1), g, g / 2);
+        f64::from(k) + expected_probes_beyond_k(k, &fills) + clear
+    }
+}
+
+/// Cache lines an APBF clears per element: a slice every `g` insertions. Plain: the slice's
+/// `⌈m/64⌉` words, contiguous, `m/(512·g)` lines per element. Blocked: word `j` of every one of
+/// the `m/64` blocks, so every line that holds one, `(m/64)·min(1, (k+l)/8)/g` per element (all
+/// lines of the array once `k + l ≤ 8`). No algorithm with these bits avoids it: the set bits of
+/// a retired slice are not known without reading it. At the paper's sizing (`m = k·g/ln 2`) it
+/// is `k/(512 ln 2)` (plain) or `k/(64 ln 2)` (blocked) lines per element; in an APBF much larger
+/// than its window it dominates.
+pub fn cleared_lines_per_element(k: u32, l: u32, m: u64, g: u64, blocked: bool) -> f64 {
+    let s = f64::from(k + l);
+    let g = g.max(1) as f64;
+    if blocked {
+        (m / 64) as f64 * (s / 8.0).min(1.0) / g
+    } else {
+        m.div_ceil(64) as f64 / 8.0 / g
+    }
+}
+
 /// The `(k, l)` with `k ≤ 32`, `l ≤ 256` whose [`false_positive_rate`] is at most `fpr` and
 /// whose memory per guaranteed-window element, `(k + l)·k / (l·ln 2)`, is least (ties: fewer
 /// slices).
@@ -543,6 +629,21 @@ impl Apbf {
     /// The state size a blocked APBF built with this budget would have (no allocation).
     pub fn memory_bits_for_blocked(budget_bits: u64, params: &ApbfParams) -> Result<u64> {
         resolve(budget_bits, params, Layout::Blocked).map(|r| u64::from(r.k + r.l) * r.m)
+    }
+
+    /// [`cells_per_element`] and [`cleared_lines_per_element`] of an APBF built with this
+    /// budget, plain or `blocked` (`None` if it cannot be built).
+    pub fn cells_for(budget_bits: u64, params: &ApbfParams, blocked: bool) -> Option<(f64, f64)> {
+        let layout = if blocked {
+            Layout::Blocked
+        } else {
+            Layout::Plain
+        };
+        let r = resolve(budget_bits, params, layout).ok()?;
+        Some((
+            cells_per_element(r.k, r.l, r.m, r.g, blocked),
+            cleared_lines_per_element(r.k, r.l, r.m, r.g, blocked),
+        ))
     }
 
     /// A plain APBF sized by [`WindowSizing::new`]`(window, fpr)`.
@@ -1047,6 +1148,59 @@ mod tests {
             let ones: f64 = f.fill_ratios().iter().sum::<f64>() * f.m() as f64;
             prop_assert_eq!(f.ones, ones.round() as u64);
         }
+    }
+
+    #[test]
+    fn expected_probes_match_enumeration_of_the_scan() {
+        // Every bit pattern of k + l slices, weighted by its probability, run through the same
+        // jump scan as `contains`, counting probes at positions ≥ k.
+        fn scan_probes(k: usize, l: usize, bits: u32) -> usize {
+            let (mut cursor, mut done, mut carry, mut probes) = (l as isize, 0, 0, 0);
+            while cursor >= 0 {
+                let c = cursor as usize;
+                probes += usize::from(c >= k);
+                if bits >> c & 1 == 1 {
+                    done += 1;
+                    if done + carry == k {
+                        break;
+                    }
+                    cursor += 1;
+                } else {
+                    cursor -= k as isize;
+                    carry = done;
+                    done = 0;
+                }
+            }
+            probes
+        }
+        for (k, l) in [(1usize, 1usize), (2, 3), (3, 2), (4, 3), (3, 7), (5, 6)] {
+            let s = k + l;
+            let fills: Vec<f64> = (0..s).map(|i| 0.15 + 0.7 * (i as f64 / s as f64)).collect();
+            let mut exact = 0.0;
+            for bits in 0..1u32 << s {
+                let p: f64 = (0..s)
+                    .map(|i| {
+                        if bits >> i & 1 == 1 {
+                            fills[i]
+                        } else {
+                            1.0 - fills[i]
+                        }
+                    })
+                    .product();
+                exact += p * scan_probes(k, l, bits) as f64;
+            }
+            let got = expected_probes_beyond_k(k as u32, &fills);
+            assert!((got - exact).abs() < 1e-12, "({k},{l}): {got} vs {exact}");
+        }
+        // Empty slices: the scan stops at its first probe, position l (beyond k iff l ≥ k).
+        assert_eq!(expected_probes_beyond_k(4, &[0.0; 7]), 0.0);
+        assert_eq!(expected_probes_beyond_k(3, &[0.0; 7]), 1.0);
+        // The benchmarked APBFs: a sparse one is its k cells plus its clearing.
+        let sparse = cells_per_element(4, 3, 1 << 29, 21845, false);
+        let clear = (1u64 << 29).div_ceil(64) as f64 / 8.0 / 21845.0;
+        assert!((sparse - 4.0 - clear).abs() < 0.01, "{sparse}");
+        // k = 7, l = 5 blocked: 12 words span 2 lines at either offset (0 or 32 bytes).
+        assert_eq!(cells_per_element(7, 5, 64, 1, true), 2.0 + 1.0);
     }
 
     #[test]
