@@ -124,10 +124,12 @@ impl Stream {
 }
 
 /// Memory the limit loop clears in sequence: `words` words per block of [`BLOCK`] elements,
-/// cycling through `area`.
+/// cycling through `area`, in memsets of an eighth of it at least (as large as an APBF's slice,
+/// so that the C library streams them past the cache as it does the structure's).
 struct Clear {
     area: Vec<u64>,
     words: usize,
+    owed: usize,
     at: usize,
 }
 
@@ -143,11 +145,20 @@ impl Clear {
             a.fill(1);
             a
         };
-        Self { area, words, at: 0 }
+        Self {
+            area,
+            words,
+            owed: 0,
+            at: 0,
+        }
     }
 
     fn block(&mut self) {
-        let mut left = self.words;
+        self.owed += self.words;
+        if self.owed < self.area.len() / 8 {
+            return;
+        }
+        let mut left = std::mem::take(&mut self.owed);
         while left > 0 && !self.area.is_empty() {
             let n = left.min(self.area.len() - self.at);
             self.area[self.at..self.at + n].fill(0);
