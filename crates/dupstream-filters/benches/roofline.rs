@@ -5,7 +5,11 @@
 //! then test-and-set `L` random bits of an array as large as the structure's budget, prefetched
 //! [`PREFETCH_DISTANCE`] elements ahead, where `L` is
 //! [`cells_per_element`](dupstream_filters::calibration::cells_per_element) of the structure.
-//! Both loops see the same uniform stream (about 50 % duplicates) and hash their keys inside the
+//! A structure that also clears memory in sequence
+//! ([`cleared_lines_per_element`](dupstream_filters::calibration::cleared_lines_per_element):
+//! the APBF's slice reset) has those lines taken out of `L` and cleared instead by the limit loop
+//! as a stream (a memset of as many bytes per element, cycling through a second array of the
+//! same size). Both loops see the same uniform stream (about 50 % duplicates) and hash their keys inside the
 //! timed region. Rounds alternate limit and structure, so a change of machine load hits both;
 //! the ratio is the median of the per-round ratios.
 //!
@@ -19,7 +23,9 @@
 //! loop's per-element base and per-cell cost at each size, and every structure's ratio.
 
 use dupstream_filters::bits::BitArray;
-use dupstream_filters::calibration::{CalibrationLevel, cells_per_element};
+use dupstream_filters::calibration::{
+    CalibrationLevel, cells_per_element, cleared_lines_per_element,
+};
 use dupstream_filters::cuckoo::{CuckooParams, StreamingCuckoo, kicks_per_element};
 use dupstream_filters::hash::{DoubleHash, hash_key, mix64, reduce};
 use dupstream_filters::spec::FilterSpec;
@@ -117,8 +123,54 @@ impl Stream {
     }
 }
 
-/// The limit loop: test-and-set `l` double-hashed bits per element, prefetched ahead.
-fn limit_block(bits: &mut BitArray, hashes: &[u64], l: u32, out: &mut [bool]) {
+/// Memory the limit loop clears in sequence: `words` words per block of [`BLOCK`] elements,
+/// cycling through `area`, in memsets of an eighth of it at least (as large as an APBF's slice,
+/// so that the C library streams them past the cache as it does the structure's).
+struct Clear {
+    area: Vec<u64>,
+    words: usize,
+    owed: usize,
+    at: usize,
+}
+
+impl Clear {
+    /// Clears `cleared_lines` cache lines per element of an area of `bits` bits (none: no area).
+    fn new(cleared_lines: f64, bits: u64) -> Self {
+        let words = (cleared_lines * 8.0 * BLOCK as f64).round() as usize;
+        let area = if words == 0 {
+            vec![]
+        } else {
+            // Written once so that its pages are present, as the structure's are.
+            let mut a = dupstream_core::raw::zeroed_words(bits.div_ceil(64) as usize);
+            a.fill(1);
+            a
+        };
+        Self {
+            area,
+            words,
+            owed: 0,
+            at: 0,
+        }
+    }
+
+    fn block(&mut self) {
+        self.owed += self.words;
+        if self.owed < self.area.len() / 8 {
+            return;
+        }
+        let mut left = std::mem::take(&mut self.owed);
+        while left > 0 && !self.area.is_empty() {
+            let n = left.min(self.area.len() - self.at);
+            self.area[self.at..self.at + n].fill(0);
+            left -= n;
+            self.at = (self.at + n) % self.area.len();
+        }
+    }
+}
+
+/// The limit loop: test-and-set `l` double-hashed bits per element, prefetched ahead, and clear
+/// `clear`'s words.
+fn limit_block(bits: &mut BitArray, hashes: &[u64], l: u32, clear: &mut Clear, out: &mut [bool]) {
     let m = bits.len();
     let prefetch = |bits: &BitArray, h: u64| {
         let dh = DoubleHash::new(h);
@@ -140,6 +192,7 @@ fn limit_block(bits: &mut BitArray, hashes: &[u64], l: u32, out: &mut [bool]) {
         }
         out[i] = dup;
     }
+    clear.block();
 }
 
 /// Runs `elements` elements through `step` in blocks; returns ns per element.
@@ -197,6 +250,8 @@ struct Row {
     name: &'static str,
     size: &'static str,
     cells: f64,
+    /// Of `cells`, cache lines the limit loop clears in sequence.
+    cleared: f64,
     ns: f64,
     limit_ns: f64,
     ratio: f64,
@@ -220,7 +275,9 @@ fn measure(
         }
     };
     let cells = cells_per_element(&spec, bits);
-    let l = cells.round().max(1.0) as u32;
+    let cleared = cleared_lines_per_element(&spec, bits);
+    let l = (cells - cleared).round().max(1.0) as u32;
+    let mut clear = Clear::new(cleared, bits);
     // A uniform stream of about 50 % duplicates over the whole run.
     let warm = (bits as usize / 4).clamp(1 << 18, 1 << 22);
     let mut stream = Stream {
@@ -233,17 +290,21 @@ fn measure(
     };
     timed(&mut stream, warm, |h, o| f.step_batch(h, o));
     timed(&mut limit_stream, warm.min(1 << 20), |h, o| {
-        limit_block(limit, h, l, o)
+        limit_block(limit, h, l, &mut clear, o)
     });
     // Size the stretches from a short trial of each.
     let trial = 1 << 14;
     let s_ns = timed(&mut stream, trial, |h, o| f.step_batch(h, o));
-    let l_ns = timed(&mut limit_stream, trial, |h, o| limit_block(limit, h, l, o));
+    let l_ns = timed(&mut limit_stream, trial, |h, o| {
+        limit_block(limit, h, l, &mut clear, o)
+    });
     let n_s = ((STRETCH_SECS * 1e9 / s_ns) as usize).clamp(trial, 1 << 23);
     let n_l = ((STRETCH_SECS * 1e9 / l_ns) as usize).clamp(trial, 1 << 23);
     let (mut ss, mut ls, mut rs) = (vec![], vec![], vec![]);
     for _ in 0..ROUNDS {
-        let a = timed(&mut limit_stream, n_l, |h, o| limit_block(limit, h, l, o));
+        let a = timed(&mut limit_stream, n_l, |h, o| {
+            limit_block(limit, h, l, &mut clear, o)
+        });
         let b = timed(&mut stream, n_s, |h, o| f.step_batch(h, o));
         ls.push(a);
         ss.push(b);
@@ -254,6 +315,7 @@ fn measure(
         name,
         size: size.0,
         cells,
+        cleared,
         ns: median(&mut ss),
         limit_ns: median(&mut ls),
         ratio,
@@ -304,11 +366,12 @@ fn machine() -> String {
 }
 
 /// The limit loop's `base_ns + cell_ns · L` at one size: a least-squares line through the limit
-/// timings of every structure's row at that size (b_DBF's sweep is not random cells: left out).
+/// timings of every structure's row at that size (b_DBF's sweep and the APBF's clearing are not
+/// random cells: left out).
 fn level(size: (&'static str, u64), rows: &[Row]) -> CalibrationLevel {
     let pts: Vec<(f64, f64)> = rows
         .iter()
-        .filter(|r| r.size == size.0 && r.name != "bdbf")
+        .filter(|r| r.size == size.0 && r.name != "bdbf" && r.cleared == 0.0)
         .map(|r| (r.cells.round().max(1.0), r.limit_ns))
         .collect();
     let n = pts.len() as f64;
@@ -445,10 +508,15 @@ fn main() {
             }
             if let Some(r) = best {
                 println!(
-                    "{:<8} {:>6}  L={:>5.1}  {:>9.1} ns  limit {:>7.1} ns  ratio {:>5.2}  (IQR {:>3.0} %)",
+                    "{:<8} {:>6}  L={:>5.1}{}  {:>9.1} ns  limit {:>7.1} ns  ratio {:>5.2}  (IQR {:>3.0} %)",
                     r.name,
                     r.size,
                     r.cells,
+                    if r.cleared > 0.0 {
+                        format!(" ({:.1} lines cleared)", r.cleared)
+                    } else {
+                        String::new()
+                    },
                     r.ns,
                     r.limit_ns,
                     r.ratio,

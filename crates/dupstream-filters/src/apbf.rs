@@ -45,6 +45,18 @@
 //! generation), which raises the rate above the unblocked one; [`blocked_false_positive_rate`]
 //! evaluates that model.
 //!
+//! **Speed.** A step within a generation is fused: the insertion's `k` cells are read before
+//! being set and answer the query's probes below position `k`; a plain filter in cache
+//! (≤ 1 MiB) then reads the other `l` bits and finds a run of `k` ones in a mask without
+//! branches, a larger one scans on with the paper's early exit (each probe saved is a line not
+//! fetched); a blocked one reads its block into a mask (`k + l ≤ 64`). The step that ends a
+//! generation, and blocked filters of more than 64 slices, query then insert as above
+//! (same verdicts and state, tested). Each slice keeps its count of set bits, so a shift writes
+//! its slice without reading it (plain: a memset); the blocked shift reads word `j` of every
+//! block and writes only non-zero ones when the slice is sparse. The clearing, `m/g` bits per
+//! element, is inherent and dominates out of cache in a filter much larger than its window
+//! ([`cleared_lines_per_element`]).
+//!
 //! Readings (the paper's full text was not available here; its abstract, and the public
 //! implementations that cite it — CrowdStrike's Go `apbf`, decred's `container/apbf`, and
 //! RedisBloom's `agingBloom.c` by the paper's first author — were read instead; these state
@@ -255,6 +267,92 @@ pub fn blocked_false_positive_rate_with_error(
     let mean = total / n;
     let var = (total_sq / n - mean * mean).max(0.0);
     (mean, (var / n).sqrt())
+}
+
+/// Expected number of slice positions `≥ k` that the jump scan of [`Apbf::contains`] probes for
+/// a non-member, when position `i` (0 = newest) has its bit set independently with probability
+/// `fills[i]` (`fills.len() = k + l`). Positions below `k` are not counted: they are the slices
+/// an insertion sets, so the same cells. Exact (the scan probes each position at most once and
+/// its future depends only on its cursor and run counts: a memoised recursion over those).
+pub fn expected_probes_beyond_k(k: u32, fills: &[f64]) -> f64 {
+    use std::collections::HashMap;
+    let k = k as usize;
+    let s = fills.len();
+    if k == 0 || s < k {
+        return 0.0;
+    }
+    fn go(
+        k: usize,
+        fills: &[f64],
+        memo: &mut HashMap<(usize, usize, usize), f64>,
+        cursor: usize,
+        done: usize,
+        carry: usize,
+    ) -> f64 {
+        if let Some(&v) = memo.get(&(cursor, done, carry)) {
+            return v;
+        }
+        let r = fills[cursor];
+        let mut e = if cursor >= k { 1.0 } else { 0.0 };
+        if done + 1 + carry < k {
+            e += r * go(k, fills, memo, cursor + 1, done + 1, carry);
+        }
+        if cursor >= k {
+            e += (1.0 - r) * go(k, fills, memo, cursor - k, 0, done);
+        }
+        memo.insert((cursor, done, carry), e);
+        e
+    }
+    go(k, fills, &mut HashMap::new(), s - k, 0, 0)
+}
+
+/// Cells (cache lines, out of cache) an APBF step touches per element, the `L` of the
+/// roofline's limit loop ([`crate::calibration::cells_per_element`]), for `k`, `l`, `g` and
+/// slices of `m` bits. Three parts:
+///
+/// - **Insertion**: the `k` bits of the `k` newest slices, one random line each (plain); the
+///   whole block (blocked): the lines its `k + l` words span, on average over the block's
+///   offset in 64-byte lines.
+/// - **Query** (plain only; the block covers it in the blocked layout): the probes of the jump
+///   scan at positions `≥ k` (those below are the insertion's own cells), in expectation for a
+///   non-member with the slices at their expected fills at mid-generation
+///   ([`expected_probes_beyond_k`], [`expected_fill_ratios`] at `c = g/2`). The scan exits
+///   early, so in a sparse filter this is near 0 and in one at the paper's sizing about 0.5–1.
+/// - **Clearing** ([`cleared_lines_per_element`]): the lines of the slice reset every `g`
+///   insertions, one cell per line, as b_DBF's sweep is counted. These are not random: the
+///   roofline's limit loop clears them as a sequential stream
+///   ([`crate::calibration::cleared_lines_per_element`]); a runner's estimate prices them as
+///   random cells, an upper bound.
+pub fn cells_per_element(k: u32, l: u32, m: u64, g: u64, blocked: bool) -> f64 {
+    let s = u64::from(k + l);
+    let clear = cleared_lines_per_element(k, l, m, g, blocked);
+    if blocked {
+        // A block is s words at word offset b·s; over b, its offset in a line repeats every 8
+        // blocks.
+        let lines: u64 = (0..8u64).map(|b| ((b * s) % 8 + s).div_ceil(8)).sum();
+        lines as f64 / 8.0 + clear
+    } else {
+        let g = g.max(1);
+        let fills = expected_fill_ratios(k, l, m.max(1), g, g / 2);
+        f64::from(k) + expected_probes_beyond_k(k, &fills) + clear
+    }
+}
+
+/// Cache lines an APBF clears per element: a slice every `g` insertions. Plain: the slice's
+/// `⌈m/64⌉` words, contiguous, `m/(512·g)` lines per element. Blocked: word `j` of every one of
+/// the `m/64` blocks, so every line that holds one, `(m/64)·min(1, (k+l)/8)/g` per element (all
+/// lines of the array once `k + l ≤ 8`). No algorithm with these bits avoids it: the set bits of
+/// a retired slice are not known without reading it. At the paper's sizing (`m = k·g/ln 2`) it
+/// is `k/(512 ln 2)` (plain) or `k/(64 ln 2)` (blocked) lines per element; in an APBF much larger
+/// than its window it dominates.
+pub fn cleared_lines_per_element(k: u32, l: u32, m: u64, g: u64, blocked: bool) -> f64 {
+    let s = f64::from(k + l);
+    let g = g.max(1) as f64;
+    if blocked {
+        (m / 64) as f64 * (s / 8.0).min(1.0) / g
+    } else {
+        m.div_ceil(64) as f64 / 8.0 / g
+    }
 }
 
 /// The `(k, l)` with `k ≤ 32`, `l ≤ 256` whose [`false_positive_rate`] is at most `fpr` and
@@ -493,6 +591,11 @@ pub struct Apbf {
     /// Insertions in the current generation.
     count: u64,
     ones: u64,
+    /// Bits set in each physical slice (so that a shift need not count the slice it clears).
+    slice_ones: Vec<u64>,
+    /// Plain: the query reads every slice's bit (at most 64 slices, in cache) rather than
+    /// scanning with early exit.
+    probe_all: bool,
 }
 
 const BLOCK_SALT: u64 = 0xb10c_ed5a_17ab_1e00;
@@ -532,6 +635,8 @@ impl Apbf {
             head: 0,
             count: 0,
             ones: 0,
+            slice_ones: vec![0; s],
+            probe_all: s <= 64 && words <= IN_CACHE_WORDS,
         })
     }
 
@@ -543,6 +648,21 @@ impl Apbf {
     /// The state size a blocked APBF built with this budget would have (no allocation).
     pub fn memory_bits_for_blocked(budget_bits: u64, params: &ApbfParams) -> Result<u64> {
         resolve(budget_bits, params, Layout::Blocked).map(|r| u64::from(r.k + r.l) * r.m)
+    }
+
+    /// [`cells_per_element`] and [`cleared_lines_per_element`] of an APBF built with this
+    /// budget, plain or `blocked` (`None` if it cannot be built).
+    pub fn cells_for(budget_bits: u64, params: &ApbfParams, blocked: bool) -> Option<(f64, f64)> {
+        let layout = if blocked {
+            Layout::Blocked
+        } else {
+            Layout::Plain
+        };
+        let r = resolve(budget_bits, params, layout).ok()?;
+        Some((
+            cells_per_element(r.k, r.l, r.m, r.g, blocked),
+            cleared_lines_per_element(r.k, r.l, r.m, r.g, blocked),
+        ))
     }
 
     /// A plain APBF sized by [`WindowSizing::new`]`(window, fpr)`.
@@ -666,9 +786,12 @@ impl Apbf {
         self.count += 1;
         let (dh, block) = self.hashes(hash);
         for pos in 0..self.k as usize {
-            let (w, mask) = self.locate(hash, &dh, block, self.physical(pos));
+            let phys = self.physical(pos);
+            let (w, mask) = self.locate(hash, &dh, block, phys);
             let word = &mut self.words[w];
-            self.ones += u64::from(*word & mask == 0);
+            let new = u64::from(*word & mask == 0);
+            self.ones += new;
+            self.slice_ones[phys] += new;
             *word |= mask;
         }
     }
@@ -681,32 +804,194 @@ impl Apbf {
             self.head - 1
         };
         let phys = self.head;
-        let mut cleared = 0u64;
         match self.layout {
-            Layout::Plain => {
-                for w in &mut self.words[phys * self.stride..(phys + 1) * self.stride] {
-                    cleared += u64::from(w.count_ones());
-                    *w = 0;
-                }
-            }
+            // A contiguous memset: written, never read.
+            Layout::Plain => self.words[phys * self.stride..(phys + 1) * self.stride].fill(0),
+            // Word `phys` of every block, prefetched ahead. In a sparse slice (fewer set bits
+            // than an eighth of its words) only non-zero words are written, so most lines are
+            // read and left clean (no write-back); otherwise every word is written, without a
+            // branch on its value.
             Layout::Blocked => {
-                for w in self.words[phys..].iter_mut().step_by(self.s) {
-                    cleared += u64::from(w.count_ones());
-                    *w = 0;
+                let (s, n) = (self.s, self.stride);
+                const AHEAD: usize = 32;
+                let sparse = self.slice_ones[phys] < (n / 8) as u64;
+                for b in 0..n {
+                    crate::raw::prefetch_word(&self.words, phys + (b + AHEAD).min(n - 1) * s);
+                    let w = &mut self.words[phys + b * s];
+                    if !sparse || *w != 0 {
+                        *w = 0;
+                    }
                 }
             }
         }
-        self.ones -= cleared;
+        self.ones -= std::mem::take(&mut self.slice_ones[phys]);
         self.count = 0;
+    }
+}
+
+/// Plain APBFs of at most this many words (1 MiB) read every slice's bit on a query instead of
+/// scanning with early exit (same verdict): a core's L2 holds them.
+const IN_CACHE_WORDS: usize = 1 << 17;
+
+/// True iff `x` has a run of at least `k ≥ 1` consecutive ones: after each step bit `i` of
+/// `x` says that bits `i .. i + len` were all set; the run length doubles up to `k`.
+#[inline(always)]
+fn has_run(mut x: u64, k: u32) -> bool {
+    let mut len = 1;
+    while len < k {
+        let shift = (k - len).min(len);
+        x &= x >> shift;
+        len += shift;
+    }
+    x != 0
+}
+
+impl Apbf {
+    /// Query then insert (the step), the straightforward way: [`contains`](Self::contains), then
+    /// [`insert`](Self::insert). [`step`](DuplicateFilter::step) takes it at the end of a
+    /// generation and, blocked, beyond 64 slices; the fused paths below give the same verdicts
+    /// and state (tested).
+    #[inline]
+    fn step_reference(&mut self, hash: u64) -> bool {
+        let dup = self.contains(hash);
+        self.insert(hash);
+        dup
+    }
+
+    /// Plain step within a generation (no shift due): the insertion's `k` cells are read before
+    /// they are set, and their old bits serve the query's probes below position `k`, so only
+    /// the jump scan's probes at positions `≥ k` read memory of their own. A query whose `k`
+    /// newest bits are all set is answered without a scan (the scan would find that run).
+    #[inline(always)]
+    fn step_plain(&mut self, hash: u64) -> bool {
+        let dh = DoubleHash::new(hash);
+        let k = self.k as usize;
+        let (s, m, stride) = (self.s, self.m, self.stride);
+        let mut low = 0u64;
+        let mut phys = self.head;
+        let mut new = 0u64;
+        for pos in 0..k {
+            let i = dh.index(phys as u32, m);
+            let mask = 1u64 << (i & 63);
+            let word = &mut self.words[phys * stride + (i >> 6) as usize];
+            let old = u64::from(*word & mask != 0);
+            *word |= mask;
+            low |= old << pos;
+            self.slice_ones[phys] += 1 - old;
+            new += 1 - old;
+            phys += 1;
+            if phys == s {
+                phys = 0;
+            }
+        }
+        self.ones += new;
+        self.count += 1;
+        if low == u64::MAX >> (64 - k) {
+            return true;
+        }
+        let words = &self.words;
+        if self.probe_all {
+            // In cache a probe is cheap and a mispredicted branch is not: read every position
+            // and look for a run of k ones without branching on the bits.
+            let mut bits = low;
+            let mut p = phys;
+            for pos in k..s {
+                let i = dh.index(p as u32, m);
+                bits |= (words[p * stride + (i >> 6) as usize] >> (i & 63) & 1) << pos;
+                p += 1;
+                if p == s {
+                    p = 0;
+                }
+            }
+            return has_run(bits, k as u32);
+        }
+        // The paper's jump scan (see `contains`), positions below k from `low`: out of cache,
+        // every probe it saves is a line not fetched.
+        let bit = |pos: usize| -> bool {
+            if pos < k {
+                low >> pos & 1 == 1
+            } else {
+                let mut p = self.head + pos;
+                if p >= s {
+                    p -= s;
+                }
+                let i = dh.index(p as u32, m);
+                words[p * stride + (i >> 6) as usize] >> (i & 63) & 1 == 1
+            }
+        };
+        let k = k as isize;
+        let mut cursor = self.l as isize;
+        let (mut done, mut carry) = (0isize, 0isize);
+        while cursor >= 0 {
+            if bit(cursor as usize) {
+                done += 1;
+                if done + carry == k {
+                    return true;
+                }
+                cursor += 1;
+            } else {
+                cursor -= k;
+                carry = done;
+                done = 0;
+            }
+        }
+        false
+    }
+
+    /// Blocked step within a generation with at most 64 slices: the block's `k + l` words are
+    /// read once into a mask of the element's bits (physical order), rotated into logical order
+    /// (bit `i` = position `i`), and the query is a run of `k` ones in it, found without
+    /// branches; the insertion then sets the `k` newest.
+    #[inline(always)]
+    fn step_blocked(&mut self, hash: u64) -> bool {
+        let s = self.s;
+        let block = reduce(hash, self.stride as u64) as usize;
+        let words = &mut self.words[block * s..block * s + s];
+        let mut shifts = [0u8; 64];
+        let mut phys_bits = 0u64;
+        for (c, chunk_words) in words.chunks(10).enumerate() {
+            let chunk = rehash(hash, BLOCK_SALT ^ c as u64);
+            for (t, w) in chunk_words.iter().enumerate() {
+                let i = (chunk >> (t * 6)) & 63;
+                shifts[c * 10 + t] = i as u8;
+                phys_bits |= (w >> i & 1) << (c * 10 + t);
+            }
+        }
+        let head = self.head;
+        let all = u64::MAX >> (64 - s);
+        let logical = if head == 0 {
+            phys_bits
+        } else {
+            (phys_bits >> head | phys_bits << (s - head)) & all
+        };
+        let dup = has_run(logical, self.k);
+        let mut phys = head;
+        for _ in 0..self.k {
+            let old = phys_bits >> phys & 1;
+            words[phys] |= 1u64 << shifts[phys];
+            self.slice_ones[phys] += 1 - old;
+            self.ones += 1 - old;
+            phys += 1;
+            if phys == s {
+                phys = 0;
+            }
+        }
+        self.count += 1;
+        dup
     }
 }
 
 impl DuplicateFilter for Apbf {
     #[inline]
     fn step(&mut self, hash: u64) -> bool {
-        let dup = self.contains(hash);
-        self.insert(hash);
-        dup
+        if self.count == self.g {
+            return self.step_reference(hash);
+        }
+        match self.layout {
+            Layout::Plain => self.step_plain(hash),
+            Layout::Blocked if self.s <= 64 => self.step_blocked(hash),
+            Layout::Blocked => self.step_reference(hash),
+        }
     }
 
     #[inline(always)]
@@ -1046,6 +1331,101 @@ mod tests {
             }
             let ones: f64 = f.fill_ratios().iter().sum::<f64>() * f.m() as f64;
             prop_assert_eq!(f.ones, ones.round() as u64);
+        }
+    }
+
+    #[test]
+    fn expected_probes_match_enumeration_of_the_scan() {
+        // Every bit pattern of k + l slices, weighted by its probability, run through the same
+        // jump scan as `contains`, counting probes at positions ≥ k.
+        fn scan_probes(k: usize, l: usize, bits: u32) -> usize {
+            let (mut cursor, mut done, mut carry, mut probes) = (l as isize, 0, 0, 0);
+            while cursor >= 0 {
+                let c = cursor as usize;
+                probes += usize::from(c >= k);
+                if bits >> c & 1 == 1 {
+                    done += 1;
+                    if done + carry == k {
+                        break;
+                    }
+                    cursor += 1;
+                } else {
+                    cursor -= k as isize;
+                    carry = done;
+                    done = 0;
+                }
+            }
+            probes
+        }
+        for (k, l) in [(1usize, 1usize), (2, 3), (3, 2), (4, 3), (3, 7), (5, 6)] {
+            let s = k + l;
+            let fills: Vec<f64> = (0..s).map(|i| 0.15 + 0.7 * (i as f64 / s as f64)).collect();
+            let mut exact = 0.0;
+            for bits in 0..1u32 << s {
+                let p: f64 = (0..s)
+                    .map(|i| {
+                        if bits >> i & 1 == 1 {
+                            fills[i]
+                        } else {
+                            1.0 - fills[i]
+                        }
+                    })
+                    .product();
+                exact += p * scan_probes(k, l, bits) as f64;
+            }
+            let got = expected_probes_beyond_k(k as u32, &fills);
+            assert!((got - exact).abs() < 1e-12, "({k},{l}): {got} vs {exact}");
+        }
+        // Empty slices: the scan stops at its first probe, position l (beyond k iff l ≥ k).
+        assert_eq!(expected_probes_beyond_k(4, &[0.0; 7]), 0.0);
+        assert_eq!(expected_probes_beyond_k(3, &[0.0; 7]), 1.0);
+        // The benchmarked APBFs: a sparse one is its k cells plus its clearing.
+        let sparse = cells_per_element(4, 3, 1 << 29, 21845, false);
+        let clear = (1u64 << 29).div_ceil(64) as f64 / 8.0 / 21845.0;
+        assert!((sparse - 4.0 - clear).abs() < 0.01, "{sparse}");
+        // k = 7, l = 5 blocked: 12 words span 2 lines at either offset (0 or 32 bytes).
+        assert_eq!(cells_per_element(7, 5, 64, 1, true), 2.0 + 1.0);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// The fused steps give the verdicts and leave the state of the straightforward
+        /// query-then-insert, element by element, across generations (k + l up to 70: the
+        /// blocked fallback beyond 64 slices included; plain: both the read-all query and the
+        /// early-exit scan).
+        #[test]
+        fn fused_step_equals_query_then_insert(keys in prop::collection::vec(0u64..400, 1..1500), k in 1u32..9, l in 1u32..9, wide: bool, g in 1u64..50, blocked: bool, scan: bool) {
+            let l = if wide { l + 61 } else { l };
+            let p = ApbfParams { g: Some(g), ..ApbfParams::with_kl(k, l) };
+            let budget = 64 * 3 * u64::from(k + l);
+            let mut f = if blocked { Apbf::new_blocked(budget, &p, 0).unwrap() } else { Apbf::new(budget, &p, 0).unwrap() };
+            f.probe_all = f.probe_all && !scan;
+            let mut r = f.clone();
+            for key in keys {
+                let h = hash_key(key, 2);
+                prop_assert_eq!(f.step(h), r.step_reference(h));
+                prop_assert_eq!(&f.words, &r.words);
+                prop_assert_eq!((f.head, f.count, f.ones), (r.head, r.count, r.ones));
+            }
+            prop_assert_eq!(&f.slice_ones, &r.slice_ones);
+        }
+    }
+
+    #[test]
+    fn has_run_finds_runs_of_k_ones() {
+        for x in [
+            0u64,
+            1,
+            0b1011,
+            0b0111_0110,
+            u64::MAX,
+            0xf0f0,
+            1 << 63 | 1 << 62,
+        ] {
+            for k in 1..=64u32 {
+                let naive = (0..=64 - k).any(|i| (i..i + k).all(|b| x >> b & 1 == 1));
+                assert_eq!(has_run(x, k), naive, "x={x:#b} k={k}");
+            }
         }
     }
 

@@ -55,7 +55,10 @@ include!("calibration_table.rs");
 /// BSBF family their `k` probes plus one reset per filter (BSBFSD: one reset); A2 `2·k` (both
 /// filters); b_DBF `K` plus its sequential decay (one line per 8 words swept); QHT and SQF one
 /// bucket; the cuckoo filter its 2 buckets (relocations are extra:
-/// [`crate::cuckoo::kicks_per_element`]).
+/// [`crate::cuckoo::kicks_per_element`]); the APBF its `k` insertion cells (blocked: the lines of
+/// one block), the expected probes of its query beyond those, and the cache lines of the slice
+/// it clears every `g` insertions, per element ([`crate::apbf::cells_per_element`]; the cleared
+/// lines are also [`cleared_lines_per_element`]).
 ///
 /// SWAMP 3: the count table at the arriving fingerprint's home (its query and its insertion
 /// probe the same run), the count table at the evicted fingerprint's home (its removal), and
@@ -117,8 +120,25 @@ pub fn cells_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
         FilterSpec::Cuckoo(_) => 2.0,
         FilterSpec::Swamp(_) => 3.0,
         FilterSpec::LruBuffering(_) | FilterSpec::FpBuffering(_) => 4.0,
+        FilterSpec::Apbf(p) => crate::apbf::Apbf::cells_for(m, p, false).map_or(1.0, |c| c.0),
+        FilterSpec::ApbfBlocked(p) => crate::apbf::Apbf::cells_for(m, p, true).map_or(1.0, |c| c.0),
         #[allow(unreachable_patterns)]
         _ => 1.0,
+    }
+}
+
+/// The part of [`cells_per_element`] that is cache lines cleared in sequence rather than cells
+/// touched at random: the APBF's slice reset ([`crate::apbf::cleared_lines_per_element`]); 0
+/// for every other structure (b_DBF's sweep stays priced as random cells). The roofline's limit
+/// loop touches `cells_per_element − cleared` random cells and clears these lines as a stream
+/// (a memset of as many bytes), the cheapest way to reset that much memory; a runner's estimate
+/// ([`ns_per_element`]) prices them as random cells, an upper bound.
+pub fn cleared_lines_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
+    let m = budget_bits.max(1);
+    match spec {
+        FilterSpec::Apbf(p) => crate::apbf::Apbf::cells_for(m, p, false).map_or(0.0, |c| c.1),
+        FilterSpec::ApbfBlocked(p) => crate::apbf::Apbf::cells_for(m, p, true).map_or(0.0, |c| c.1),
+        _ => 0.0,
     }
 }
 
