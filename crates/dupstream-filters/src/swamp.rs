@@ -572,7 +572,18 @@ crate::structure::impl_structure!(Swamp {
     params: SwampParams,
     cost: 3.0,
     memory_bits_for: Swamp::memory_bits_for,
-});
+}
+
+    /// The host layout: the packed buffer of `W·f` bits and one host word per count-table slot
+    /// (64 or 128 bits, wider than its charged `f + cb`).
+    fn heap_bytes_estimate(params: &SwampParams, budget_bits: u64, _distinct_hint: u64) -> u64 {
+        let Ok((w, f)) = resolve(budget_bits, params) else {
+            return budget_bits / 8 + 4096;
+        };
+        let slot_bits = if f + count_bits(w) <= 64 { 64 } else { 128 };
+        (w * u64::from(f)).div_ceil(8) + table_slots(w) * slot_bits / 8 + 4096
+    }
+);
 
 #[cfg(test)]
 mod tests {
