@@ -20,7 +20,9 @@
 //! ```
 //!
 //! `--write PATH` also writes the calibration table (`src/calibration_table.rs`): the limit
-//! loop's per-element base and per-cell cost at each size, and every structure's ratio.
+//! loop's per-element base and per-cell cost at each size, the cost of a cache line cleared in
+//! sequence (the filter `lines` shows it alone), the cuckoo filter's relocation (`kicks`), and
+//! every structure's ratio.
 
 use dupstream_filters::bits::BitArray;
 use dupstream_filters::calibration::{
@@ -368,7 +370,7 @@ fn machine() -> String {
 /// The limit loop's `base_ns + cell_ns · L` at one size: a least-squares line through the limit
 /// timings of every structure's row at that size (b_DBF's sweep and the APBF's clearing are not
 /// random cells: left out).
-fn level(size: (&'static str, u64), rows: &[Row]) -> CalibrationLevel {
+fn level(size: (&'static str, u64), rows: &[Row], line_ns: f64) -> CalibrationLevel {
     let pts: Vec<(f64, f64)> = rows
         .iter()
         .filter(|r| r.size == size.0 && r.name != "bdbf" && r.cleared == 0.0)
@@ -384,7 +386,29 @@ fn level(size: (&'static str, u64), rows: &[Row]) -> CalibrationLevel {
         memory_bits: size.1,
         base_ns: (my - cell_ns * mx).max(0.0),
         cell_ns,
+        line_ns,
     }
+}
+
+/// ns per cache line the limit loop's [`Clear`] zeroes at `bits` (32 lines per element, over
+/// an area of `bits` cycled twice at least): the price of an APBF's slice reset.
+fn line_ns(bits: u64) -> f64 {
+    let lines = 32.0;
+    let mut clear = Clear::new(lines, bits);
+    let blocks = ((2 * bits / 512) as f64 / (lines * BLOCK as f64))
+        .ceil()
+        .max(16.0) as usize;
+    let mut v: Vec<f64> = (0..5)
+        .map(|_| {
+            let start = Clock::now();
+            for _ in 0..blocks {
+                clear.block();
+            }
+            black_box(&clear.area);
+            start.elapsed_ns() / (blocks as f64 * BLOCK as f64 * lines)
+        })
+        .collect();
+    median(&mut v)
 }
 
 /// A dependent chain of random read-modify-writes (the next bit's index depends on the last
@@ -461,8 +485,17 @@ fn main() {
     println!("key generation and hashing alone: {fill:.2} ns per element");
     let mut rows = vec![];
     let mut kick_ns = vec![];
+    let mut lines_ns = vec![];
     for &size in SIZES {
         let mut limit = BitArray::new("roofline", size.1).expect("limit array");
+        if wanted("lines", size.0) {
+            let ns = line_ns(size.1);
+            println!(
+                "cleared line {:>6}  {ns:.2} ns per 64-byte line (memset)",
+                size.0
+            );
+            lines_ns.push(ns);
+        }
         if wanted("kicks", size.0) {
             let chain = chain_ns(&mut limit);
             let (kick, measured, model) = if size.1 <= 1 << 26 {
@@ -551,7 +584,11 @@ fn main() {
         println!("{line}");
     }
     if let Some(path) = write {
-        let levels: Vec<CalibrationLevel> = SIZES.iter().map(|&s| level(s, &rows)).collect();
+        let levels: Vec<CalibrationLevel> = SIZES
+            .iter()
+            .zip(&lines_ns)
+            .map(|(&s, &l)| level(s, &rows, l))
+            .collect();
         let kicks: Vec<f64> = kick_ns.iter().map(|k| k.0).collect();
         let header = format!(
             "// Measured on {}; load average (1, 5, 15 min) {load_start} at the start, {} at the end.\n",
@@ -581,13 +618,13 @@ fn render(
     s += header;
     s += "\n/// ns per element of the benchmark's key generation and hashing alone (in every figure below).\n";
     writeln!(s, "pub const FILL_NS: f64 = {fill:.2};\n").expect("string");
-    s += "/// The limit loop at 1 Mbit, 8 MiB, 64 MB and 512 MB: `base_ns + cell_ns · L` per element.\n";
+    s += "/// The limit loop at 1 Mbit, 8 MiB, 64 MB and 512 MB: `base_ns + cell_ns · L` per element,\n/// and `line_ns` per cache line cleared in sequence.\n";
     s += "pub const LEVELS: &[CalibrationLevel] = &[\n";
     for l in levels {
         writeln!(
             s,
-            "    CalibrationLevel {{\n        memory_bits: {},\n        base_ns: {:.2},\n        cell_ns: {:.2},\n    }},",
-            l.memory_bits, l.base_ns, l.cell_ns
+            "    CalibrationLevel {{\n        memory_bits: {},\n        base_ns: {:.2},\n        cell_ns: {:.2},\n        line_ns: {:.2},\n    }},",
+            l.memory_bits, l.base_ns, l.cell_ns, l.line_ns
         )
         .expect("string");
     }

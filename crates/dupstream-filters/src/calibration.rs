@@ -30,6 +30,9 @@ pub struct CalibrationLevel {
     pub base_ns: f64,
     /// ns per random cell tested and set (prefetched).
     pub cell_ns: f64,
+    /// ns per cache line cleared in sequence (a memset; the APBF's slice reset,
+    /// [`cleared_lines_per_element`]).
+    pub line_ns: f64,
 }
 
 /// A structure's ns per element over the limit loop's with as many cells, at the sizes of
@@ -131,8 +134,8 @@ pub fn cells_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
 /// touched at random: the APBF's slice reset ([`crate::apbf::cleared_lines_per_element`]); 0
 /// for every other structure (b_DBF's sweep stays priced as random cells). The roofline's limit
 /// loop touches `cells_per_element − cleared` random cells and clears these lines as a stream
-/// (a memset of as many bytes), the cheapest way to reset that much memory; a runner's estimate
-/// ([`ns_per_element`]) prices them as random cells, an upper bound.
+/// (a memset of as many bytes), the cheapest way to reset that much memory; the estimate
+/// ([`ns_per_element`]) prices them the same way, at [`CalibrationLevel::line_ns`] each.
 pub fn cleared_lines_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
     let m = budget_bits.max(1);
     match spec {
@@ -236,8 +239,15 @@ pub fn ratio_at_cells(row: &str, cells: f64, budget_bits: u64) -> Option<f64> {
 /// follows the cells between rows of several parameter sets ([`ratio_at_cells`]).
 pub fn ns_per_element(spec: &FilterSpec, budget_bits: u64) -> Option<f64> {
     let cells = cells_per_element(spec, budget_bits);
-    ratio_at_cells(row_name(spec), cells, budget_bits)
-        .map(|r| r * limit_ns_per_element(budget_bits, cells))
+    let cleared = cleared_lines_per_element(spec, budget_bits);
+    let limit = limit_ns_per_element(budget_bits, (cells - cleared).max(1.0))
+        + cleared * line_ns(budget_bits);
+    ratio_at_cells(row_name(spec), cells, budget_bits).map(|r| r * limit)
+}
+
+/// ns per cache line cleared in sequence at `budget_bits` (interpolated between [`LEVELS`]).
+pub fn line_ns(budget_bits: u64) -> f64 {
+    interpolate(budget_bits, |i| LEVELS[i].line_ns)
 }
 
 /// ns per relocation of the cuckoo filter at `budget_bits` (a dependent bucket read and write).

@@ -10,21 +10,25 @@ pub const LEVELS: &[CalibrationLevel] = &[
         memory_bits: 1048576,
         base_ns: 5.86,
         cell_ns: 1.36,
+        line_ns: 0.54,
     },
     CalibrationLevel {
         memory_bits: 67108864,
         base_ns: 8.55,
         cell_ns: 1.57,
+        line_ns: 0.57,
     },
     CalibrationLevel {
         memory_bits: 536870912,
         base_ns: 5.20,
         cell_ns: 4.36,
+        line_ns: 1.71,
     },
     CalibrationLevel {
         memory_bits: 4294967296,
         base_ns: 1.17,
         cell_ns: 6.88,
+        line_ns: 1.28,
     },
 ];
 
