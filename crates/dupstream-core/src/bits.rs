@@ -231,6 +231,24 @@ impl PackedArray {
         }
     }
 
+    /// [`Self::decrement_saturating`] for a width `W` known at compile time that divides 64, so
+    /// that no cell straddles two words: a shift for the multiply, no straddle test.
+    ///
+    /// # Panics
+    /// In debug builds, if the array's width is not `W` or `W` does not divide 64 (callers
+    /// dispatch on [`Self::width`]).
+    #[inline(always)]
+    pub fn decrement_saturating_w<const W: u32>(&mut self, i: u64) -> u64 {
+        debug_assert!(self.width == W && 64 % W == 0 && i < self.len);
+        let bit = i * u64::from(W);
+        let w = (bit >> 6) as usize;
+        let off = (bit & 63) as u32;
+        let word = self.words[w];
+        let v = (word >> off) & ((1u64 << W) - 1);
+        self.words[w] = word - (u64::from(v != 0) << off);
+        v
+    }
+
     /// Sets every cell to zero.
     pub fn clear_all(&mut self) {
         self.words.fill(0);

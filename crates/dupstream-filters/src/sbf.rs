@@ -292,7 +292,7 @@ fn repeats(drawn: &[u64], x: u64) -> bool {
 }
 
 /// Empties the bitmap of a group's drawn cells (a power of two of words) and returns the shift
-/// that maps a cell's hash onto it, for [`draw_distinct`].
+/// that masks a cell's index onto it, for [`draw_distinct`].
 #[inline(always)]
 fn clear_seen(seen: &mut [u64]) -> u32 {
     seen.fill(0);
@@ -300,13 +300,14 @@ fn clear_seen(seen: &mut [u64]) -> u32 {
 }
 
 /// One decrement position in `[0, m)` not among `drawn` (the group's earlier cells): drawn by
-/// rejection, a repeat being redrawn. `seen` is a bitmap of the drawn cells (hashed to `shift`
-/// bits); only when it says the new cell may be a repeat is `drawn` searched.
+/// rejection, a repeat being redrawn. `seen` is a bitmap of the drawn cells (indexed by the
+/// cell's low `64 − shift` bits); only when it says the new cell may be a repeat is `drawn`
+/// searched.
 #[inline(always)]
 fn draw_distinct(rng: &mut FilterRng, m: u64, seen: &mut [u64], shift: u32, drawn: &[u64]) -> u64 {
     loop {
         let x = reduce(rng.next_u64(), m);
-        let b = (x.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize;
+        let b = (x & (u64::MAX >> shift)) as usize;
         let (word, bit) = (b >> 6, 1u64 << (b & 63));
         if seen[word] & bit == 0 || !repeats(drawn, x) {
             seen[word] |= bit;
@@ -479,31 +480,13 @@ impl StableBloomFilter {
         let g = self.head;
         let base = g * self.group_len;
         match self.decrement {
-            Decrement::Independent => {
-                // Decrements and redraws in one loop: slot `s` is decremented, then refilled
-                // with the group's next draw. The draws are `draw_group`'s, in the same order
-                // (the repeat check sees slots `..s`, already redrawn), so the verdicts are
-                // too; fused, the generator's dependency chain overlaps the cell updates.
-                let m = self.draw_range;
-                let mut rng = self.rng.clone();
-                let Self {
-                    ring,
-                    cells,
-                    zeros,
-                    seen,
-                    group_len,
-                    ..
-                } = self;
-                let group = &mut ring[base..base + *group_len];
-                let shift = clear_seen(seen);
-                let mut hit_zero = 0;
-                for s in 0..group.len() {
-                    hit_zero += u64::from(cells.decrement_saturating(group[s]) == 1);
-                    group[s] = draw_distinct(&mut rng, m, seen, shift, &group[..s]);
-                }
-                *zeros += hit_zero;
-                self.rng = rng;
-            }
+            // The cell width as a constant where one divides 64 (no cell straddles words).
+            Decrement::Independent => match self.d {
+                1 => self.decrement_independent::<1>(base),
+                2 => self.decrement_independent::<2>(base),
+                4 => self.decrement_independent::<4>(base),
+                _ => self.decrement_independent::<0>(base),
+            },
             Decrement::Adjacent => {
                 let mut j = self.ring[base];
                 for _ in 0..self.p {
@@ -517,6 +500,39 @@ impl StableBloomFilter {
             }
         }
         self.head = (g + 1) & self.ring_mask;
+    }
+
+    /// Step 2 with independent draws for the group at `base`: decrements and redraws in one
+    /// loop, slot `s` decremented, then refilled with the group's next draw. The draws are
+    /// `draw_group`'s, in the same order (the repeat check sees slots `..s`, already redrawn),
+    /// so the verdicts are too; fused, the generator's dependency chain overlaps the cell
+    /// updates. `W` is the cell width when it divides 64, 0 for any width.
+    #[inline(always)]
+    fn decrement_independent<const W: u32>(&mut self, base: usize) {
+        let m = self.draw_range;
+        let mut rng = self.rng.clone();
+        let Self {
+            ring,
+            cells,
+            zeros,
+            seen,
+            group_len,
+            ..
+        } = self;
+        let group = &mut ring[base..base + *group_len];
+        let shift = clear_seen(seen);
+        let mut hit_zero = 0;
+        for s in 0..group.len() {
+            let old = if W == 0 {
+                cells.decrement_saturating(group[s])
+            } else {
+                cells.decrement_saturating_w::<W>(group[s])
+            };
+            hit_zero += u64::from(old == 1);
+            group[s] = draw_distinct(&mut rng, m, seen, shift, &group[..s]);
+        }
+        *zeros += hit_zero;
+        self.rng = rng;
     }
 
     /// Prefetches the decrement cells of the element `ahead` positions after the next one.
