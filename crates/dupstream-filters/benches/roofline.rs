@@ -89,9 +89,11 @@ const STRUCTURES: &[(&str, &str)] = &[
 /// `step.rs`); a buffer's uncharged index would take gigabytes.
 const NOT_ABOVE_8MIB: &[&str] = &["bdbf", "lru_buffering", "fp_buffering"];
 
-/// (label, bits): 1 Mbit (in L2), 8 MiB (about the last-level cache), 64 MB (beyond it: the
+/// (label, bits): 64 Kbit (in L1: the QHT paper's smallest filters, and most of a
+/// `--scale 64` run), 1 Mbit (in L2), 8 MiB (about the last-level cache), 64 MB (beyond it: the
 /// sizes `--scale 8` runs Bera et al.'s tables at) and 512 MB (DRAM, their full scale).
 const SIZES: &[(&str, u64)] = &[
+    ("64Kbit", 1 << 16),
     ("1Mbit", 1 << 20),
     ("8MiB", 8 << 23),
     ("64MB", 64 << 23),
@@ -618,7 +620,7 @@ fn render(
     s += header;
     s += "\n/// ns per element of the benchmark's key generation and hashing alone (in every figure below).\n";
     writeln!(s, "pub const FILL_NS: f64 = {fill:.2};\n").expect("string");
-    s += "/// The limit loop at 1 Mbit, 8 MiB, 64 MB and 512 MB: `base_ns + cell_ns · L` per element,\n/// and `line_ns` per cache line cleared in sequence.\n";
+    s += "/// The limit loop at 64 Kbit, 1 Mbit, 8 MiB, 64 MB and 512 MB: `base_ns + cell_ns · L` per\n/// element, and `line_ns` per cache line cleared in sequence.\n";
     s += "pub const LEVELS: &[CalibrationLevel] = &[\n";
     for l in levels {
         writeln!(
@@ -633,12 +635,13 @@ fn render(
     s += "\n/// Each structure's ns per element over the limit loop's with as many cells, at the\n/// sizes of [`LEVELS`], with the cells its benchmarked parameters touch.\n";
     s += "pub const RATIOS: &[RatioRow] = &[\n";
     for &(name, toml) in STRUCTURES {
-        // The cuckoo row at 1 Mbit is saturated (its time is relocations, `KICK_NS`): the
-        // per-element ratio without relocations is taken from 8 MiB, where it is not.
+        // The cuckoo row at 64 Kbit and 1 Mbit is saturated (its time is relocations,
+        // `KICK_NS`): the per-element ratio without relocations is taken from 8 MiB, where it
+        // is not.
         let r: Vec<f64> = SIZES
             .iter()
             .map(|&(size, _)| {
-                if name == "cuckoo" && size == "1Mbit" {
+                if name == "cuckoo" && (size == "64Kbit" || size == "1Mbit") {
                     "8MiB"
                 } else {
                     size
@@ -669,7 +672,7 @@ fn render(
         writeln!(
             s,
             "    RatioRow {{ name: \"{name}\", cells: {:.2}, ratio: &[{}] }},",
-            cells_per_element(&spec, SIZES[0].1),
+            cells_per_element(&spec, 1 << 20),
             list(&ratios)
         )
         .expect("string");

@@ -6,8 +6,8 @@
 //! `base_ns + cell_ns · L` is the limit loop of the roofline benchmark (generate a key, hash
 //! it, test-and-set `L` random bits, prefetched) at the structure's memory size, and `ratio` is
 //! the structure's measured ns per element over that loop's ([`ratio`]; the row is chosen by
-//! [`row_name`]). Both are measured at 1 Mbit, 8 MiB, 64 MB and 512 MB ([`LEVELS`]); other sizes
-//! interpolate linearly in `log(bits)` and clamp at the ends. The saturated streaming cuckoo
+//! [`row_name`]). Both are measured at 64 Kbit, 1 Mbit, 8 MiB, 64 MB and 512 MB ([`LEVELS`]);
+//! other sizes interpolate linearly in `log(bits)` and clamp at the ends. The saturated streaming cuckoo
 //! filter's relocations come on top, from [`crate::cuckoo::kicks_per_element`] at
 //! [`kick_ns`] (a dependent chain of bucket reads: its cost is latency, not bandwidth).
 //! [`step_ns`] is what a runner adds per element for the structure: the above without the
@@ -447,7 +447,8 @@ mod tests {
         let spec = FilterSpec::Cuckoo(p.clone());
         let bits = LEVELS[0].memory_bits;
         let own = ns_per_element(&spec, bits).expect("cuckoo row") - FILL_NS;
-        // 1000 keys never fill 1 Mbit of 3-bit fingerprints: no relocations.
+        // 1000 keys never fill the first level's 3-bit fingerprints (at least 64 Kbit):
+        // no relocations.
         assert!((step_ns(&spec, bits, 1 << 22, 1000) - own).abs() < 1e-9);
         // A universe of 4 × its buckets over 2^22 elements saturates it.
         let buckets = crate::cuckoo::buckets_for(bits, &p).unwrap();

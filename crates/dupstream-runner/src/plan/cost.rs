@@ -236,7 +236,7 @@ mod tests {
         let e = exp("kind = \"uniform\"\nn = 1_000_000\ndistinct_fraction = 0.5");
         let runner = stream_cost(&e.streams[0].spec).cell_ns;
         assert_eq!(stream_cost(&e.streams[0].spec).kind, "uniform");
-        // 1 KB (8192 bits) lies below the first level (1 Mbit): that level's figures.
+        // 1 KB (8192 bits) lies below the first level (64 Kbit): that level's figures.
         let small = cell_secs(&e, &e.cells[0]);
         assert!(close(small, 1e6 * (runner + bloom_by_hand(0, 0.0)) * 1e-9));
         // 1 GB = 2^33 bits lies above the last level (512 MB): that level's figures.
