@@ -1041,6 +1041,26 @@ mod tests {
     }
 
     #[test]
+    fn deletions_longer_than_the_ring_match_the_model() {
+        // L above the largest ring (2^16 draws): a deletion runs through the ring in several
+        // runs, wrapping around; verdicts, cells and zero count still follow the model.
+        let p = params(2, 3, 2, 0.8, 70_001, FingerprintUpdate::Overwrite);
+        let budget = 5 * 100_003;
+        let mut filt = FpSbf::new(budget, &p, 6).unwrap();
+        let mut model = Model::new(budget, &p, 6);
+        assert_eq!(filt.ring.len(), 1 << 16);
+        for key in 0..300u64 {
+            let h = hash_key(key % 120, 6);
+            assert_eq!(filt.step(h), model.step(h), "key {key}");
+        }
+        assert!((0..filt.m()).all(|i| filt.cells.get(i) == model.cells.get(i)));
+        let zeros = (0..filt.m())
+            .filter(|&i| model.cells.get(i) & 3 == 0)
+            .count();
+        assert_eq!(filt.zeros, zeros as u64);
+    }
+
+    #[test]
     fn invalid_params_are_errors() {
         let ok = params(3, 5, 3, 1.0, 4, FingerprintUpdate::Overwrite);
         let bad = [
