@@ -76,11 +76,14 @@
 //! The random deletion positions are drawn ahead into a small ring (its own generator stream),
 //! and each fresh position is prefetched when drawn; positions are consumed in the same order
 //! by [`DuplicateFilter::step`] and [`DuplicateFilter::step_batch`], so verdicts are identical.
+//! Cells are read and written without branches on their contents or on whether they straddle
+//! two words (a test checks every verdict, cell and count against a straightforward model).
 //! Occupancy is the fraction of zero counters (Fig. 6, "Stable point"), kept as a running count.
 
 use crate::bits::PackedArray;
 use crate::error::{Error, Result, ensure};
 use crate::hash::{DoubleHash, reduce, rehash};
+use crate::raw;
 use crate::rng::{FilterRng, Rng, filter_rng, unit_f64};
 use crate::{DuplicateFilter, Occupancy, OccupancyKind};
 
@@ -88,6 +91,10 @@ use crate::{DuplicateFilter, Occupancy, OccupancyKind};
 pub const MAX_K: u32 = 64;
 /// Largest accepted counter width `c` (Max = 2^16 − 1).
 pub const MAX_C: u32 = 16;
+/// Bits of a decoded deletion draw that hold the cell's first bit (see `Cells::decode`).
+const DRAW_BIT_BITS: u32 = 40;
+/// Mask of those bits.
+const DRAW_BIT_MASK: u64 = (1 << DRAW_BIT_BITS) - 1;
 /// Salt of the fingerprint hash `H_fp`.
 const FINGERPRINT_SALT: u64 = 0xf95b_f0a7;
 
@@ -289,6 +296,104 @@ fn resolve(budget_bits: u64, p: &FpSbfParams) -> Result<(u64, u64, u32)> {
     Ok((m, l, width))
 }
 
+/// The `m` cells of `width` bits, packed exactly like [`PackedArray`] (cell `i` at bits
+/// `i·width .. (i+1)·width` of a little-endian bit string, one spare word at the end), but read
+/// and updated without a branch on whether a cell straddles two words: a cell is read from
+/// the word holding its first bit and the word holding its last bit (the same word unless it
+/// straddles), and updated by XOR-ing a delta into both (the second XOR is by zero unless it
+/// straddles). Which cells straddle is random, so a branch on it mispredicts.
+#[derive(Debug, Clone)]
+struct Cells {
+    words: Vec<u64>,
+    width: u32,
+    mask: u64,
+}
+
+impl Cells {
+    fn new(m: u64, width: u32) -> Result<Self> {
+        debug_assert!((1..=PackedArray::MAX_WIDTH).contains(&width));
+        let words = crate::error::words_for_bits("fpsbf", m * u64::from(width))? + 1;
+        Ok(Self {
+            words: raw::zeroed_words(words),
+            width,
+            mask: (1u64 << width) - 1,
+        })
+    }
+
+    /// `(word of the first bit, word of the last bit, offset of the first bit)` of cell `i`.
+    #[inline(always)]
+    fn locate(&self, i: u64) -> (usize, usize, u32) {
+        let bit = i * u64::from(self.width);
+        let last = bit + u64::from(self.width) - 1;
+        ((bit >> 6) as usize, (last >> 6) as usize, (bit & 63) as u32)
+    }
+
+    /// Reads cell `i`. Without a straddle the second word is the first, shifted left by
+    /// `64 − off ≥ width`: its bits fall outside the mask.
+    #[inline(always)]
+    fn get(&self, i: u64) -> u64 {
+        let (w0, w1, off) = self.locate(i);
+        let lo = self.words[w0] >> off;
+        let hi = (self.words[w1] << 1) << (63 - off);
+        (lo | hi) & self.mask
+    }
+
+    /// XORs `delta` (below `2^width`) into cell `i`. Without a straddle the second XOR is by
+    /// `delta >> (64 − off) = 0`.
+    #[inline(always)]
+    fn xor(&mut self, i: u64, delta: u64) {
+        let (w0, w1, off) = self.locate(i);
+        let (lo, hi) = (self.words[w0], self.words[w1]);
+        // Second word first: when it is the first one, it is stored unchanged, then overwritten.
+        self.words[w1] = hi ^ ((delta >> 1) >> (63 - off));
+        self.words[w0] = lo ^ (delta << off);
+    }
+
+    /// A deletion draw `x` (see [`FpSbf::delete`]) decoded: the first bit of the cell
+    /// `reduce(x, m)` (below `2^40`, the largest accepted array) in the low 40 bits, the
+    /// decrement `z = 1 + ((x mod 2^32)·Max >> 32)` (at most `2^16 − 1`) above them.
+    #[inline(always)]
+    fn decode(&self, x: u64, m: u64, max: u64) -> u64 {
+        let bit = reduce(x, m) * u64::from(self.width);
+        let z = 1 + ((u64::from(x as u32) * max) >> 32);
+        bit | (z << DRAW_BIT_BITS)
+    }
+
+    /// Prefetch hint for a decoded draw's cell.
+    #[inline(always)]
+    fn prefetch_decoded(&self, d: u64) {
+        raw::prefetch_word(&self.words, ((d & DRAW_BIT_MASK) >> 6) as usize);
+    }
+
+    /// Algorithm 3 on the decoded draws `draws` (see [`Self::decode`]), whose counters are
+    /// the low bits under `max`; returns how many counters it took to zero. Not inlined: on
+    /// its own the loop keeps everything in registers.
+    #[inline(never)]
+    fn decrement_run(&mut self, draws: &[u64], max: u64) -> u64 {
+        let last = u64::from(self.width) - 1;
+        let mut zeroed = 0;
+        for &d in draws {
+            let (bit, z) = (d & DRAW_BIT_MASK, d >> DRAW_BIT_BITS);
+            let (w0, w1, off) = ((bit >> 6) as usize, ((bit + last) >> 6) as usize, bit & 63);
+            let (lo, hi) = (self.words[w0], self.words[w1]);
+            // Only the counter: bits above it are masked out, as in `get`.
+            let count = ((lo >> off) | ((hi << 1) << (63 - off))) & max;
+            let new = count.saturating_sub(z);
+            zeroed += u64::from(count != 0) & u64::from(new == 0);
+            let delta = count ^ new;
+            self.words[w1] = hi ^ ((delta >> 1) >> (63 - off));
+            self.words[w0] = lo ^ (delta << off);
+        }
+        zeroed
+    }
+
+    /// Prefetch hint for the word holding the start of cell `i`.
+    #[inline(always)]
+    fn prefetch(&self, i: u64) {
+        raw::prefetch_word(&self.words, ((i * u64::from(self.width)) >> 6) as usize);
+    }
+}
+
 /// The FingerPrint Stable Bloom Filter (Singh & Batra, Section 4).
 ///
 /// ```
@@ -301,7 +406,7 @@ fn resolve(budget_bits: u64, p: &FpSbfParams) -> Result<(u64, u64, u32)> {
 /// ```
 #[derive(Debug, Clone)]
 pub struct FpSbf {
-    cells: PackedArray,
+    cells: Cells,
     m: u64,
     k: u32,
     c: u32,
@@ -327,10 +432,13 @@ impl FpSbf {
     /// A filter of `floor(budget_bits / (c + f))` cells, seeded by `seed`.
     pub fn new(budget_bits: u64, params: &FpSbfParams, seed: u64) -> Result<Self> {
         let (m, l, width) = resolve(budget_bits, params)?;
-        let cells = PackedArray::new("fpsbf", m, width)?;
+        let cells = Cells::new(m, width)?;
         let mut pos_rng = filter_rng(seed, 1);
         let ring_len = (l.saturating_mul(4)).next_power_of_two().clamp(64, 1 << 16) as usize;
-        let ring: Vec<u64> = (0..ring_len).map(|_| pos_rng.next_u64()).collect();
+        let max = max_value(params.c);
+        let ring: Vec<u64> = (0..ring_len)
+            .map(|_| cells.decode(pos_rng.next_u64(), m, max))
+            .collect();
         Ok(Self {
             cells,
             m,
@@ -393,35 +501,42 @@ impl FpSbf {
         (nonzero, if self.any_match { any } else { all })
     }
 
-    /// The next pre-drawn deletion draw; a fresh one takes its slot and its cell is
-    /// prefetched. A draw `x` gives the cell `reduce(x, m)` (from its high bits) and the
-    /// decrement `z = 1 + ((x mod 2^32)·Max >> 32)` (from its low 32 bits).
-    #[inline(always)]
-    fn next_draw(&mut self) -> u64 {
-        let fresh = self.pos_rng.next_u64();
-        self.cells.prefetch(reduce(fresh, self.m));
-        let slot = &mut self.ring[self.ring_head];
-        let x = *slot;
-        *slot = fresh;
-        self.ring_head = (self.ring_head + 1) & (self.ring.len() - 1);
-        x
-    }
-
     /// Algorithm 3: `L` random cells, each decremented by its own uniform `z ∈ 1..=Max`.
+    ///
+    /// The draws come from the ring, which holds the next `R` draws of `pos_rng` in order: a
+    /// draw `x` gives the cell `reduce(x, m)` (from its high bits) and the decrement
+    /// `z = 1 + ((x mod 2^32)·Max >> 32)` (from its low 32 bits). The ring is consumed in runs
+    /// of at most `R` draws: the run's cells are decremented, then its slots are refilled with
+    /// the next draws, whose cells are prefetched; so the generator's dependency chain and the
+    /// cells' updates are separate loops. No branch on the cells: a zero counter is
+    /// "decremented" by a delta of 0.
     #[inline]
     fn delete(&mut self) {
-        for _ in 0..self.l {
-            let x = self.next_draw();
-            let j = reduce(x, self.m);
-            let z = 1 + (((x & 0xffff_ffff) * self.max) >> 32);
-            let cell = self.cells.get(j);
-            let count = cell & self.counter_mask;
-            if count != 0 {
-                let new = count.saturating_sub(z);
-                self.zeros += u64::from(new == 0);
-                self.cells.set(j, (cell & !self.counter_mask) | new);
+        let (m, max) = (self.m, self.max);
+        let ring_mask = self.ring.len() - 1;
+        let mut zeros = self.zeros;
+        let mut head = self.ring_head;
+        let mut left = self.l;
+        while left > 0 {
+            let n = left.min(self.ring.len() as u64) as usize;
+            let (first, second) = (
+                n.min(self.ring.len() - head),
+                n.saturating_sub(self.ring.len() - head),
+            );
+            zeros += self
+                .cells
+                .decrement_run(&self.ring[head..head + first], max);
+            zeros += self.cells.decrement_run(&self.ring[..second], max);
+            for i in 0..n {
+                let fresh = self.cells.decode(self.pos_rng.next_u64(), m, max);
+                self.cells.prefetch_decoded(fresh);
+                self.ring[(head + i) & ring_mask] = fresh;
             }
+            head = (head + n) & ring_mask;
+            left -= n as u64;
         }
+        self.ring_head = head;
+        self.zeros = zeros;
     }
 }
 
@@ -452,7 +567,7 @@ impl DuplicateFilter for FpSbf {
                 FingerprintUpdate::Overwrite => fp,
                 FingerprintUpdate::Xor => (cell >> self.c) ^ fp,
             };
-            self.cells.set(j, (new_fp << self.c) | self.max);
+            self.cells.xor(j, cell ^ ((new_fp << self.c) | self.max));
         }
         false
     }
@@ -466,7 +581,7 @@ impl DuplicateFilter for FpSbf {
     }
 
     fn memory_bits(&self) -> u64 {
-        self.cells.state_bits()
+        self.m * u64::from(self.cells.width)
     }
 
     fn name(&self) -> &'static str {
@@ -819,6 +934,130 @@ mod tests {
             (10_000, 1250, "fpsbf")
         );
         assert_eq!(filt.params()[0], crate::Param::new("c", 3u32));
+    }
+
+    /// The straightforward FP-SBF: a [`PackedArray`], Algorithms 1–4 step by step, the
+    /// deletion draws taken from the generator as they are needed.
+    struct Model {
+        cells: PackedArray,
+        p: FpSbfParams,
+        m: u64,
+        l: u64,
+        rng: FilterRng,
+        pos_rng: FilterRng,
+    }
+
+    impl Model {
+        fn new(budget: u64, p: &FpSbfParams, seed: u64) -> Self {
+            let (m, l, width) = resolve(budget, p).unwrap();
+            Self {
+                cells: PackedArray::new("model", m, width).unwrap(),
+                p: p.clone(),
+                m,
+                l,
+                rng: filter_rng(seed, 0),
+                pos_rng: filter_rng(seed, 1),
+            }
+        }
+
+        fn step(&mut self, hash: u64) -> bool {
+            let (c, max) = (self.p.c, max_value(self.p.c));
+            let fp = rehash(hash, FINGERPRINT_SALT) & ((1u64 << self.p.f) - 1);
+            let idx: Vec<u64> = DoubleHash::new(hash).indices(self.p.k, self.m).collect();
+            let nonzero = idx.iter().all(|&j| self.cells.get(j) & max != 0);
+            let mut matches = idx.iter().map(|&j| self.cells.get(j) >> c == fp);
+            let matched = match self.p.fingerprint_match {
+                FingerprintMatch::All => matches.all(|b| b),
+                FingerprintMatch::Any => matches.any(|b| b),
+            };
+            if nonzero && matched {
+                return true;
+            }
+            if unit_f64(self.rng.next_u64()) < self.p.xi {
+                for _ in 0..self.l {
+                    let x = self.pos_rng.next_u64();
+                    let j = reduce(x, self.m);
+                    let z = 1 + (((x & 0xffff_ffff) * max) >> 32);
+                    let cell = self.cells.get(j);
+                    let count = (cell & max).saturating_sub(z);
+                    self.cells.set(j, (cell & !max) | count);
+                }
+            }
+            for &j in &idx {
+                let old_fp = self.cells.get(j) >> c;
+                let new_fp = match self.p.fingerprint_update {
+                    FingerprintUpdate::Overwrite => fp,
+                    FingerprintUpdate::Xor => old_fp ^ fp,
+                };
+                self.cells.set(j, (new_fp << c) | max);
+            }
+            false
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Same verdicts, cells and zero count as the straightforward model, on random streams
+        /// over random widths (straddling cells included), for `step` and `step_batch`.
+        #[test]
+        fn same_verdicts_as_a_straightforward_model(
+            c in 1u32..=16,
+            f in 0u32..=41,
+            k in 1u32..=6,
+            l in 1u64..=40,
+            xi in proptest::prop_oneof![proptest::strategy::Just(1.0), 0.0f64..=1.0],
+            xor: bool,
+            any: bool,
+            universe in 1u64..3000,
+            n in 1usize..4000,
+            seed: u64,
+            batch: bool,
+        ) {
+            let p = FpSbfParams {
+                fingerprint_match: if any { FingerprintMatch::Any } else { FingerprintMatch::All },
+                ..params(c, f, k, xi, l, if xor { FingerprintUpdate::Xor } else { FingerprintUpdate::Overwrite })
+            };
+            let budget = 200 * u64::from(c + f) + seed % 97;
+            let mut filt = FpSbf::new(budget, &p, seed).unwrap();
+            let mut model = Model::new(budget, &p, seed);
+            let hashes: Vec<u64> = (0..n as u64).map(|i| hash_key(mix64(i ^ seed) % universe, seed)).collect();
+            let got: Vec<bool> = if batch {
+                let mut out = vec![false; n];
+                for (h, o) in hashes.chunks(37).zip(out.chunks_mut(37)) {
+                    filt.step_batch(h, o);
+                }
+                out
+            } else {
+                hashes.iter().map(|&h| filt.step(h)).collect()
+            };
+            let want: Vec<bool> = hashes.iter().map(|&h| model.step(h)).collect();
+            proptest::prop_assert_eq!(got, want);
+            for i in 0..filt.m() {
+                proptest::prop_assert_eq!(filt.cells.get(i), model.cells.get(i), "cell {}", i);
+            }
+            let zeros = (0..filt.m()).filter(|&i| model.cells.get(i) & max_value(c) == 0).count();
+            proptest::prop_assert_eq!(filt.zeros, zeros as u64);
+        }
+    }
+
+    #[test]
+    fn deletions_longer_than_the_ring_match_the_model() {
+        // L above the largest ring (2^16 draws): a deletion runs through the ring in several
+        // runs, wrapping around; verdicts, cells and zero count still follow the model.
+        let p = params(2, 3, 2, 0.8, 70_001, FingerprintUpdate::Overwrite);
+        let budget = 5 * 100_003;
+        let mut filt = FpSbf::new(budget, &p, 6).unwrap();
+        let mut model = Model::new(budget, &p, 6);
+        assert_eq!(filt.ring.len(), 1 << 16);
+        for key in 0..300u64 {
+            let h = hash_key(key % 120, 6);
+            assert_eq!(filt.step(h), model.step(h), "key {key}");
+        }
+        assert!((0..filt.m()).all(|i| filt.cells.get(i) == model.cells.get(i)));
+        let zeros = (0..filt.m())
+            .filter(|&i| model.cells.get(i) & 3 == 0)
+            .count();
+        assert_eq!(filt.zeros, zeros as u64);
     }
 
     #[test]
