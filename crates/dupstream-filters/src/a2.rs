@@ -190,27 +190,30 @@ impl A2 {
         self.swaps
     }
 
+    /// Whether all `k` bits of the element are set in filter `which`. No early exit: each bit
+    /// is a coin toss for the branch predictor, and the prefetch brought the lines in.
     #[inline(always)]
     fn holds(&self, which: usize, dh: &DoubleHash) -> bool {
         let f = &self.filters[which];
-        (0..self.k).all(|i| f.get(dh.index(i, self.m)))
+        (0..self.k).fold(true, |all, i| all & f.get(dh.index(i, self.m)))
     }
 }
 
 impl DuplicateFilter for A2 {
+    /// Both filters are read in full and the element's bits are always set in *active*: when
+    /// *active* already holds the element they are all set, so setting them changes nothing
+    /// and only the insertion count must not move. No branch on the random outcome.
     #[inline]
     fn step(&mut self, hash: u64) -> bool {
         let dh = DoubleHash::new(hash);
-        if self.holds(self.active, &dh) {
-            return true;
-        }
+        let in_active = self.holds(self.active, &dh);
         let in_warm = self.holds(1 - self.active, &dh);
-        // Insert (or copy from warm) into active.
+        // Insert (or copy from warm) into active; a no-op when active holds the element.
         let active = &mut self.filters[self.active];
         for i in 0..self.k {
             self.active_ones += u64::from(!active.set(dh.index(i, self.m)));
         }
-        self.inserted += 1;
+        self.inserted += u64::from(!in_active);
         if self.inserted == self.capacity {
             let warm = 1 - self.active;
             self.filters[warm].clear_all();
@@ -219,7 +222,7 @@ impl DuplicateFilter for A2 {
             self.active_ones = 0;
             self.swaps += 1;
         }
-        in_warm
+        in_active | in_warm
     }
 
     #[inline(always)]

@@ -358,8 +358,7 @@ impl RowTable {
     /// in every case (if `fp` was found it is rewritten unchanged), so the update is branchless.
     #[inline(always)]
     fn step_single(&mut self, row: u64, fp: u64) -> bool {
-        let old = self.cells.get(row);
-        self.cells.set(row, fp);
+        let old = self.cells.replace(row, fp);
         self.filled += u64::from(old == 0);
         old == fp
     }
@@ -428,15 +427,31 @@ impl RowTable {
 }
 
 /// `s(e)`: the first non-zero `rehash(h, FP_SALT + i) mod 2^s`, `i = 0, 1, …` (§3.2, option 3).
+///
+/// With few fingerprint bits a zero first draw is common (1 in 8 for `s = 3`) and a branch on it
+/// is a coin the predictor loses. So for `s ≤` [`FP_TWO_DRAWS_MAX_S`] the first two draws are
+/// computed side by side and the second is selected arithmetically when the first is zero; only
+/// when both are zero (1 in 64 for `s = 3`) does the slow path run. The value is the same.
 #[inline(always)]
 pub(crate) fn nonzero_fingerprint(hash: u64, mask: u64) -> u64 {
-    let fp = rehash(hash, FP_SALT) & mask;
+    let fp0 = rehash(hash, FP_SALT) & mask;
+    let fp = if mask >> FP_TWO_DRAWS_MAX_S == 0 {
+        let fp1 = rehash(hash, FP_SALT.wrapping_add(1)) & mask;
+        // fp0 if non-zero, else fp1: no branch on the coin fp0 == 0.
+        fp0 | (fp1 & u64::from(fp0 == 0).wrapping_neg())
+    } else {
+        fp0
+    };
     if fp != 0 {
         fp
     } else {
         nonzero_fingerprint_slow(hash, mask)
     }
 }
+
+/// Fingerprint sizes up to which [`nonzero_fingerprint`] computes two draws without a branch
+/// (beyond, a zero draw has probability at most 2^-8 and the branch predicts well).
+const FP_TWO_DRAWS_MAX_S: u32 = 8;
 
 #[cold]
 #[inline(never)]
@@ -945,6 +960,22 @@ mod tests {
                 crate::Param::new("fingerprints", 31.0)
             ]
         );
+    }
+
+    /// The two-draw selection gives the first non-zero `rehash(h, FP_SALT + i) mod 2^s`.
+    #[test]
+    fn fingerprint_is_first_nonzero_draw() {
+        for s in 1..=12u32 {
+            let mask = (1u64 << s) - 1;
+            for i in 0..20_000u64 {
+                let h = hash_key(i, u64::from(s));
+                let want = (0..64u64)
+                    .map(|j| rehash(h, FP_SALT.wrapping_add(j)) & mask)
+                    .find(|&fp| fp != 0)
+                    .unwrap_or(1);
+                assert_eq!(nonzero_fingerprint(h, mask), want, "s={s} key {i}");
+            }
+        }
     }
 
     #[test]
