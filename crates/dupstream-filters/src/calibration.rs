@@ -250,9 +250,12 @@ pub fn line_ns(budget_bits: u64) -> f64 {
     interpolate(budget_bits, |i| LEVELS[i].line_ns)
 }
 
-/// ns per relocation of the cuckoo filter at `budget_bits` (a dependent bucket read and write).
+/// ns per relocation of the cuckoo filter at `budget_bits` (a dependent bucket read and write),
+/// interpolated in `log(bits)` between the sizes of [`KICK_NS`], which are finer than [`LEVELS`]
+/// where the table leaves L2.
 pub fn kick_ns(budget_bits: u64) -> f64 {
-    interpolate(budget_bits, |i| KICK_NS[i])
+    let (at, ns): (Vec<u64>, Vec<f64>) = KICK_NS.iter().copied().unzip();
+    interpolate_log(budget_bits, &at, &ns)
 }
 
 /// The structure's own ns per element, the key's generation and hash excluded (the benchmark's
@@ -295,7 +298,11 @@ mod tests {
     #[test]
     fn the_table_covers_the_three_sizes_and_grows_with_cells() {
         assert!(LEVELS.len() >= 3);
-        assert_eq!(KICK_NS.len(), LEVELS.len());
+        // Relocations at every level, and in between (sorted by size).
+        for l in LEVELS {
+            assert!(KICK_NS.iter().any(|k| k.0 == l.memory_bits));
+        }
+        assert!(KICK_NS.windows(2).all(|w| w[0].0 < w[1].0));
         assert!(RATIOS.iter().all(|r| r.ratio.len() == LEVELS.len()));
         assert!(
             LEVELS
@@ -454,7 +461,8 @@ mod tests {
         let buckets = crate::cuckoo::buckets_for(bits, &p).unwrap();
         let kicks = crate::cuckoo::kicks_per_element(&p, bits, 1 << 22, 4 * buckets);
         assert!(kicks > 100.0, "{kicks}");
-        let expected = own + kicks * KICK_NS[0];
+        assert_eq!(KICK_NS[0].0, bits);
+        let expected = own + kicks * KICK_NS[0].1;
         assert!((step_ns(&spec, bits, 1 << 22, 4 * buckets) - expected).abs() < 1e-6);
     }
 
