@@ -757,24 +757,10 @@ impl Apbf {
     #[inline]
     pub fn contains(&self, hash: u64) -> bool {
         let (dh, block) = self.hashes(hash);
-        let k = self.k as isize;
-        let mut cursor = self.l as isize;
-        let (mut done, mut carry) = (0isize, 0isize);
-        while cursor >= 0 {
-            let (w, mask) = self.locate(hash, &dh, block, self.physical(cursor as usize));
-            if self.words[w] & mask != 0 {
-                done += 1;
-                if done + carry == k {
-                    return true;
-                }
-                cursor += 1;
-            } else {
-                cursor -= k;
-                carry = done;
-                done = 0;
-            }
-        }
-        false
+        jump_scan(self.k as usize, self.l as usize, |pos| {
+            let (w, mask) = self.locate(hash, &dh, block, self.physical(pos));
+            self.words[w] & mask != 0
+        })
     }
 
     /// Inserts `hash` into the `k` newest slices, shifting first if the generation is full.
@@ -832,6 +818,31 @@ impl Apbf {
 /// Plain APBFs of at most this many words (1 MiB) read every slice's bit on a query instead of
 /// scanning with early exit (same verdict): a core's L2 holds them.
 const IN_CACHE_WORDS: usize = 1 << 17;
+
+/// The paper's jump scan over logical positions `0..=l + k − 1`: start at position `l` (leaving
+/// exactly `k` slices), extend a run forwards on a match, and on a miss at position `p` jump
+/// back to `p − k`, carrying the matches already found after it; true once `k` consecutive
+/// positions match. `bit(pos)` is whether the element's bit is set at logical position `pos`.
+#[inline(always)]
+fn jump_scan(k: usize, l: usize, mut bit: impl FnMut(usize) -> bool) -> bool {
+    let k = k as isize;
+    let mut cursor = l as isize;
+    let (mut done, mut carry) = (0isize, 0isize);
+    while cursor >= 0 {
+        if bit(cursor as usize) {
+            done += 1;
+            if done + carry == k {
+                return true;
+            }
+            cursor += 1;
+        } else {
+            cursor -= k;
+            carry = done;
+            done = 0;
+        }
+    }
+    false
+}
 
 /// True iff `x` has a run of at least `k ≥ 1` consecutive ones: after each step bit `i` of
 /// `x` says that bits `i .. i + len` were all set; the run length doubles up to `k`.
@@ -919,23 +930,7 @@ impl Apbf {
                 words[p * stride + (i >> 6) as usize] >> (i & 63) & 1 == 1
             }
         };
-        let k = k as isize;
-        let mut cursor = self.l as isize;
-        let (mut done, mut carry) = (0isize, 0isize);
-        while cursor >= 0 {
-            if bit(cursor as usize) {
-                done += 1;
-                if done + carry == k {
-                    return true;
-                }
-                cursor += 1;
-            } else {
-                cursor -= k;
-                carry = done;
-                done = 0;
-            }
-        }
-        false
+        jump_scan(k, self.l as usize, bit)
     }
 
     /// Blocked step within a generation with at most 64 slices: the block's `k + l` words are
