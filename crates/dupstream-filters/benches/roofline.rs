@@ -494,6 +494,10 @@ fn main() {
                 .iter()
                 .all(|f| name.contains(f.as_str()) || size.to_lowercase() == *f)
     };
+    if write.is_some() && !filters.is_empty() {
+        eprintln!("--write needs the whole run (every size, every row): nothing run");
+        std::process::exit(2);
+    }
     let load_start = load_average();
     let fill = fill_ns();
     println!("key generation and hashing alone: {fill:.2} ns per element");

@@ -321,8 +321,8 @@ pub fn expected_probes_beyond_k(k: u32, fills: &[f64]) -> f64 {
 /// - **Clearing** ([`cleared_lines_per_element`]): the lines of the slice reset every `g`
 ///   insertions, one cell per line, as b_DBF's sweep is counted. These are not random: the
 ///   roofline's limit loop clears them as a sequential stream
-///   ([`crate::calibration::cleared_lines_per_element`]); a runner's estimate prices them as
-///   random cells, an upper bound.
+///   ([`crate::calibration::cleared_lines_per_element`]), and the runner's estimate prices them
+///   the same way, at [`crate::calibration::CalibrationLevel::line_ns`] each.
 pub fn cells_per_element(k: u32, l: u32, m: u64, g: u64, blocked: bool) -> f64 {
     let s = u64::from(k + l);
     let clear = cleared_lines_per_element(k, l, m, g, blocked);

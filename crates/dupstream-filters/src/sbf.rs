@@ -446,8 +446,8 @@ impl StableBloomFilter {
     /// rejection (a repeat is redrawn), in the generator's order.
     ///
     /// A repeat is found by a linear search of the cells drawn so far, which runs only when a
-    /// bitmap of those cells (about 32 bits per cell, hashed) says the new one may be among
-    /// them: rarely, so a group costs `O(P)` whatever `P`.
+    /// bitmap of those cells (about 32 bits per cell, indexed by the cell's low bits) says the
+    /// new one may be among them: rarely, so a group costs `O(P)` whatever `P`.
     fn draw_group(&mut self, g: usize) {
         let m = self.draw_range;
         // A local copy of the generator: its state stays in registers while the group (which
