@@ -443,28 +443,9 @@ impl StableBloomFilter {
     }
 
     /// Fills ring group `g` with fresh positions: `P` distinct cells, each drawn by
-    /// rejection (a repeat is redrawn), in the generator's order.
-    ///
-    /// A repeat is found by a linear search of the cells drawn so far, which runs only when a
-    /// bitmap of those cells (about 32 bits per cell, indexed by the cell's low bits) says the
-    /// new one may be among them: rarely, so a group costs `O(P)` whatever `P`.
+    /// rejection (a repeat is redrawn), in the generator's order ([`Self::refill`]).
     fn draw_group(&mut self, g: usize) {
-        let m = self.draw_range;
-        // A local copy of the generator: its state stays in registers while the group (which
-        // the compiler cannot tell apart from `self`) is written.
-        let mut rng = self.rng.clone();
-        let Self {
-            ring,
-            seen,
-            group_len,
-            ..
-        } = self;
-        let group = &mut ring[g * *group_len..(g + 1) * *group_len];
-        let shift = clear_seen(seen);
-        for s in 0..group.len() {
-            group[s] = draw_distinct(&mut rng, m, seen, shift, &group[..s]);
-        }
-        self.rng = rng;
+        self.refill::<0, false>(g * self.group_len);
     }
 
     /// Decrements one cell (if non-zero), keeping the zero count. Branch-free: whether a random
@@ -482,10 +463,10 @@ impl StableBloomFilter {
         match self.decrement {
             // The cell width as a constant where one divides 64 (no cell straddles words).
             Decrement::Independent => match self.d {
-                1 => self.decrement_independent::<1>(base),
-                2 => self.decrement_independent::<2>(base),
-                4 => self.decrement_independent::<4>(base),
-                _ => self.decrement_independent::<0>(base),
+                1 => self.refill::<1, true>(base),
+                2 => self.refill::<2, true>(base),
+                4 => self.refill::<4, true>(base),
+                _ => self.refill::<0, true>(base),
             },
             Decrement::Adjacent => {
                 let mut j = self.ring[base];
@@ -502,14 +483,21 @@ impl StableBloomFilter {
         self.head = (g + 1) & self.ring_mask;
     }
 
-    /// Step 2 with independent draws for the group at `base`: decrements and redraws in one
-    /// loop, slot `s` decremented, then refilled with the group's next draw. The draws are
-    /// `draw_group`'s, in the same order (the repeat check sees slots `..s`, already redrawn),
-    /// so the verdicts are too; fused, the generator's dependency chain overlaps the cell
-    /// updates. `W` is the cell width when it divides 64, 0 for any width.
+    /// Redraws the ring group at `base`: `P` distinct cells, each drawn by rejection (a repeat
+    /// is redrawn), in the generator's order. With `DECREMENT`, step 2 with independent draws
+    /// on the way: slot `s` is decremented, then refilled with the group's next draw, in one
+    /// loop; the draws are the same either way (the repeat check sees slots `..s`, already
+    /// redrawn), so the verdicts are too, and fused, the generator's dependency chain overlaps
+    /// the cell updates. `W` is the cell width when it divides 64, 0 for any width.
+    ///
+    /// A repeat is found by a linear search of the cells drawn so far, which runs only when a
+    /// bitmap of those cells (about 32 bits per cell, indexed by the cell's low bits) says the
+    /// new one may be among them: rarely, so a group costs `O(P)` whatever `P`.
     #[inline(always)]
-    fn decrement_independent<const W: u32>(&mut self, base: usize) {
+    fn refill<const W: u32, const DECREMENT: bool>(&mut self, base: usize) {
         let m = self.draw_range;
+        // A local copy of the generator: its state stays in registers while the group (which
+        // the compiler cannot tell apart from `self`) is written.
         let mut rng = self.rng.clone();
         let Self {
             ring,
@@ -523,12 +511,14 @@ impl StableBloomFilter {
         let shift = clear_seen(seen);
         let mut hit_zero = 0;
         for s in 0..group.len() {
-            let old = if W == 0 {
-                cells.decrement_saturating(group[s])
-            } else {
-                cells.decrement_saturating_w::<W>(group[s])
-            };
-            hit_zero += u64::from(old == 1);
+            if DECREMENT {
+                let old = if W == 0 {
+                    cells.decrement_saturating(group[s])
+                } else {
+                    cells.decrement_saturating_w::<W>(group[s])
+                };
+                hit_zero += u64::from(old == 1);
+            }
             group[s] = draw_distinct(&mut rng, m, seen, shift, &group[..s]);
         }
         *zeros += hit_zero;

@@ -203,6 +203,12 @@ fn resolve(budget_bits: u64, p: &SwampParams) -> Result<(u64, u32)> {
     Ok((w, f))
 }
 
+/// Host bits of a count-table slot holding an `f`-bit fingerprint and a `cb`-bit count: a `u64`
+/// when they fit, else a `u128` ([`Slot`]).
+fn slot_bits(f: u32, cb: u32) -> u64 {
+    if f + cb <= 64 { 64 } else { 128 }
+}
+
 /// One count-table slot in its host word: the fingerprint above the low `cb` bits, the count
 /// in them; the word 0 is an empty slot (a stored fingerprint has count ≥ 1). A `u64` when
 /// `f + cb ≤ 64`, a `u128` otherwise.
@@ -432,10 +438,10 @@ impl Swamp {
         let cb = count_bits(w);
         // The charged state is W·f + C·(f + cb) bits ([`memory_bits`]); the host words are
         // wider. Their size is checked like the charged bits.
-        let host_bits = slots.checked_mul(if f + cb <= 64 { 64 } else { 128 });
+        let host_bits = slots.checked_mul(slot_bits(f, cb));
         crate::error::words_for_bits("swamp", host_bits.unwrap_or(u64::MAX))?;
         let n = slots as usize;
-        let table = if f + cb <= 64 {
+        let table = if slot_bits(f, cb) == 64 {
             Table::Narrow(vec![0u64; n].into_boxed_slice())
         } else {
             Table::Wide(vec![0u128; n].into_boxed_slice())
@@ -580,8 +586,7 @@ crate::structure::impl_structure!(Swamp {
         let Ok((w, f)) = resolve(budget_bits, params) else {
             return budget_bits / 8 + 4096;
         };
-        let slot_bits = if f + count_bits(w) <= 64 { 64 } else { 128 };
-        (w * u64::from(f)).div_ceil(8) + table_slots(w) * slot_bits / 8 + 4096
+        (w * u64::from(f)).div_ceil(8) + table_slots(w) * slot_bits(f, count_bits(w)) / 8 + 4096
     }
 );
 

@@ -13,18 +13,27 @@ use anyhow::{Context, Result, anyhow, bail};
 use dupstream_filters::hash::hash_key;
 use std::time::Instant;
 
-/// Adds the confusion counts of `verdicts`, the verdicts of elements `pos..`, against `labels`
-/// (bit `p % 64` of word `p / 64` is element `p`'s truth, 1 = duplicate) to `counts`, indexed
-/// `truth << 1 | verdict` (0 = TN, 1 = FP, 2 = FN, 3 = TP). Word by word: 64 verdicts packed
-/// into a word, the 64 labels they face shifted into another, and four population counts.
-fn tally(labels: &[u64], pos: u64, verdicts: &[bool], counts: &mut [u64; 4]) {
-    for (c, chunk) in verdicts.chunks(64).enumerate() {
-        let p = pos + 64 * c as u64;
-        let n = chunk.len() as u32;
-        let v = chunk
+/// Packs `verdicts` into words, 64 to a word (bit `i % 64` of word `i / 64` is verdict `i`),
+/// into `words` (cleared first), for [`tally`].
+fn pack(verdicts: &[bool], words: &mut Vec<u64>) {
+    words.clear();
+    words.extend(verdicts.chunks(64).map(|chunk| {
+        chunk
             .iter()
             .enumerate()
-            .fold(0u64, |v, (i, &b)| v | (u64::from(b) << i));
+            .fold(0u64, |v, (i, &b)| v | (u64::from(b) << i))
+    }));
+}
+
+/// Adds the confusion counts of `n` verdicts of elements `pos..`, packed by [`pack`] into
+/// `verdicts`, against `labels` (bit `p % 64` of word `p / 64` is element `p`'s truth,
+/// 1 = duplicate) to `counts`, indexed `truth << 1 | verdict` (0 = TN, 1 = FP, 2 = FN, 3 = TP).
+/// Word by word: the 64 labels a verdict word faces shifted into a word, and four population
+/// counts.
+fn tally(labels: &[u64], pos: u64, verdicts: &[u64], n: usize, counts: &mut [u64; 4]) {
+    for (c, &v) in verdicts.iter().enumerate() {
+        let p = pos + 64 * c as u64;
+        let n = (n - 64 * c).min(64) as u32;
         let (w, off) = ((p >> 6) as usize, (p & 63) as u32);
         let mut t = labels[w] >> off;
         if off > 0 && off + n > 64 {
@@ -71,6 +80,7 @@ pub fn run(
     let mut keys = vec![0u64; BATCH];
     let mut hashes = vec![0u64; BATCH];
     let mut verdicts = vec![false; BATCH];
+    let mut packed = Vec::with_capacity(BATCH.div_ceil(64));
     // counts[truth << 1 | verdict]: 0 = TN, 1 = FP, 2 = FN, 3 = TP.
     let mut counts = [0u64; 4];
     let mut w_counts = [0u64; 4];
@@ -96,9 +106,11 @@ pub fn run(
                 *h = hash_key(k, hseed);
             }
             filter.step_batch(&hashes[..got], &mut verdicts[..got]);
-            tally(labels, pos, &verdicts[..got], &mut counts);
+            // Packed once, scored against each truth.
+            pack(&verdicts[..got], &mut packed);
+            tally(labels, pos, &packed, got, &mut counts);
             if let Some((_, wl)) = window {
-                tally(wl, pos, &verdicts[..got], &mut w_counts);
+                tally(wl, pos, &packed, got, &mut w_counts);
             }
             pos += got as u64;
             bar.inc(got as u64);
@@ -125,7 +137,7 @@ pub fn run(
 
 #[cfg(test)]
 mod tests {
-    use super::tally;
+    use super::{pack, tally};
     use dupstream_filters::hash::mix64;
 
     /// Word-wise counting equals counting element by element, at every offset and length
@@ -142,7 +154,9 @@ mod tests {
                     .map(|i| mix64(i * 7 + pos) & 1 == 1)
                     .collect();
                 let mut fast = [0u64; 4];
-                tally(&labels, pos, &verdicts, &mut fast);
+                let mut packed = Vec::new();
+                pack(&verdicts, &mut packed);
+                tally(&labels, pos, &packed, verdicts.len(), &mut fast);
                 let mut slow = [0u64; 4];
                 for (i, &v) in verdicts.iter().enumerate() {
                     let p = pos + i as u64;
