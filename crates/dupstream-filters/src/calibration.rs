@@ -274,6 +274,7 @@ pub fn step_ns(spec: &FilterSpec, budget_bits: u64, elements: u64, universe: u64
     let kicks = match spec {
         FilterSpec::Cuckoo(p) => {
             crate::cuckoo::kicks_per_element(p, budget_bits, elements, universe)
+                * crate::cuckoo::walked_fraction(p, budget_bits)
                 * kick_ns(budget_bits)
         }
         _ => 0.0,

@@ -302,14 +302,17 @@ fn clear_seen(seen: &mut [u64]) -> u32 {
 /// One decrement position in `[0, m)` not among `drawn` (the group's earlier cells): drawn by
 /// rejection, a repeat being redrawn. `seen` is a bitmap of the drawn cells (indexed by the
 /// cell's low `64 − shift` bits); only when it says the new cell may be a repeat is `drawn`
-/// searched.
+/// searched, and not even then when every cell has its own bit (`m ≤ 2^(64 − shift)`): the
+/// bitmap is then exact. Small filters with a large `P` (the QHT paper's at 10^4 bits: 38 of
+/// 78 cells at `--scale 64`) redraw often, and each search was a mispredicted branch.
 #[inline(always)]
 fn draw_distinct(rng: &mut FilterRng, m: u64, seen: &mut [u64], shift: u32, drawn: &[u64]) -> u64 {
+    let exact = m - 1 <= u64::MAX >> shift; // every x < m is its own mask value
     loop {
         let x = reduce(rng.next_u64(), m);
         let b = (x & (u64::MAX >> shift)) as usize;
         let (word, bit) = (b >> 6, 1u64 << (b & 63));
-        if seen[word] & bit == 0 || !repeats(drawn, x) {
+        if seen[word] & bit == 0 || (!exact && !repeats(drawn, x)) {
             seen[word] |= bit;
             return x;
         }
