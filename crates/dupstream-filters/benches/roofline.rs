@@ -28,7 +28,9 @@ use dupstream_filters::bits::BitArray;
 use dupstream_filters::calibration::{
     CalibrationLevel, cells_per_element, cleared_lines_per_element,
 };
-use dupstream_filters::cuckoo::{CuckooParams, StreamingCuckoo, kicks_per_element};
+use dupstream_filters::cuckoo::{
+    CuckooParams, LINKED_CELLS_MAX, StreamingCuckoo, kicks_per_element,
+};
 use dupstream_filters::hash::{DoubleHash, hash_key, mix64, reduce};
 use dupstream_filters::spec::FilterSpec;
 use dupstream_filters::{DuplicateFilter, PREFETCH_DISTANCE};
@@ -104,7 +106,11 @@ const SIZES: &[(&str, u64)] = &[
 /// too. Its cost is the latency of a dependent chain, which jumps where the table leaves a
 /// cache level (the QHT paper's 8·10^6-bit filter, 1 MB packed, is at the edge of L2);
 /// interpolating from 1 Mbit to 8 MiB alone priced that filter at 1.7× its measured time.
+/// It also jumps where the host layout changes: 384 Kbit is the largest linked table
+/// ([`LINKED_CELLS_MAX`] cells of 3 bits), one cell more is stored one per byte.
 const KICK_SIZES: &[(&str, u64)] = &[
+    ("384Kbit", 3 * LINKED_CELLS_MAX),
+    ("384Kbit+", 3 * LINKED_CELLS_MAX + 3),
     ("2Mbit", 1 << 21),
     ("4Mbit", 1 << 22),
     ("8Mbit", 1 << 23),

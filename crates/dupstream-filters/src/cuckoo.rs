@@ -259,7 +259,7 @@ pub fn walked_fraction(params: &CuckooParams, budget_bits: u64) -> f64 {
 /// Whether walks in a table of `buckets` buckets look for their period.
 fn periodic(buckets: u64, params: &CuckooParams) -> bool {
     buckets <= PERIODIC_MAX_BUCKETS
-        && Table::bytes(buckets * u64::from(params.b), params.f, params.b)
+        && Table::layout(buckets * u64::from(params.b), params.f, params.b) == Layout::Linked
 }
 
 /// Expected relocations (kicks) per element on a uniform stream of `elements` elements over
@@ -312,7 +312,6 @@ pub struct StreamingCuckoo {
     cells: Table,
     buckets: u64,
     b: u32,
-    pow2: bool,
     mask: u64,
     params: CuckooParams,
     filled: u64,
@@ -321,11 +320,9 @@ pub struct StreamingCuckoo {
     /// Relocations actually executed: `kicks` less those a periodic walk skipped.
     walked: u64,
     rng: FilterRng,
-    /// `c(fp)` for every fingerprint when `f ≤ ALT_TABLE_MAX_F` (else empty): a relocation's
-    /// next bucket is then one load instead of a hash and a multiply on its critical path.
-    alt_offset: Vec<u64>,
-    /// The table as it stood at a relocation walk's [`PERIOD_START`]th kick, for
-    /// [`relocate_periodic`]; empty when the table is not a small byte table.
+    alt: Alt,
+    /// The fingerprints as they stood at a relocation walk's [`PERIOD_START`]th kick, for
+    /// [`relocate_periodic`]; empty when the table is not a small linked table.
     snapshot: Vec<u8>,
 }
 
@@ -345,34 +342,137 @@ fn alt_offset(fp: u64, buckets: u64) -> u64 {
     reduce(mix64(fp ^ ALT_SALT), buckets)
 }
 
-/// `alt(i, fp)`: `(c(fp) − i) mod n_b`, or `i XOR c(fp)` for a power-of-two table, `c(fp)` from
-/// `offsets` when tabulated.
-#[inline(always)]
-fn alt_bucket(offsets: &[u64], buckets: u64, pow2: bool, i: u64, fp: u64) -> u64 {
-    let c = match offsets.get(fp as usize) {
-        Some(&c) => c,
-        None => alt_offset(fp, buckets),
-    };
-    if pow2 {
-        i ^ c
-    } else {
-        // `c − i`, plus `n_b` when that borrows: without a branch, as `c < i` is a coin toss
-        // on a relocation walk's random buckets (a branch there mispredicted every other kick).
-        let (d, borrow) = c.overflowing_sub(i);
-        d.wrapping_add(buckets & 0u64.wrapping_sub(u64::from(borrow)))
+/// The alternate-bucket rule of a table.
+#[derive(Debug, Clone)]
+struct Alt {
+    buckets: u64,
+    pow2: bool,
+    /// `c(fp)` for every fingerprint when `f ≤ ALT_TABLE_MAX_F` (else empty): a relocation's
+    /// next bucket is then one load instead of a hash and a multiply.
+    offsets: Vec<u64>,
+}
+
+impl Alt {
+    fn new(buckets: u64, pow2: bool, f: u32) -> Self {
+        let offsets = if f <= ALT_TABLE_MAX_F {
+            (0..1u64 << f).map(|fp| alt_offset(fp, buckets)).collect()
+        } else {
+            Vec::new()
+        };
+        Self {
+            buckets,
+            pow2,
+            offsets,
+        }
+    }
+
+    /// `alt(i, fp)`: `(c(fp) − i) mod n_b`, or `i XOR c(fp)` for a power-of-two table.
+    #[inline(always)]
+    fn at(&self, i: u64, fp: u64) -> u64 {
+        let c = match self.offsets.get(fp as usize) {
+            Some(&c) => c,
+            None => alt_offset(fp, self.buckets),
+        };
+        if self.pow2 {
+            i ^ c
+        } else {
+            // `c − i`, plus `n_b` when that borrows: without a branch, as `c < i` is a coin
+            // toss on a relocation walk's random buckets (a branch there mispredicted every
+            // other kick).
+            let (d, borrow) = c.overflowing_sub(i);
+            d.wrapping_add(self.buckets & 0u64.wrapping_sub(u64::from(borrow)))
+        }
     }
 }
 
-/// Where the fingerprints live. The state is `n_b · b · f` bits either way (what
+/// Most cells stored linked (see [`Table`]): 5 bytes of host memory per cell, 640 KiB. On
+/// the machine measured (1 MiB of L2 per core), a saturated filter's element took, bytes over
+/// linked, 2.3× at 3,333 cells, 1.64× at 33,333, 1.26× at 2^17, 1.06× at 2^18 and 0.92× at
+/// 333,333 (the QHT paper's 10^6 bits).
+pub const LINKED_CELLS_MAX: u64 = 1 << 17;
+
+/// Where the fingerprints live. The state is `n_b · b · f` bits in every layout (what
 /// [`DuplicateFilter::memory_bits`] reports and the papers compare); only the host layout
-/// differs. With `b = 1` and `f ≤ 8` a table of at most [`BYTE_CELLS_MAX`] cells keeps one cell
-/// per byte: a relocation then reads its victim with one byte load, where a packed cell costs a
-/// multiply, a shift and a mask on the walk's dependent chain (8/f times the host memory,
-/// 2.7× for the QHT paper's `f = 3`). Larger tables, and every other shape, are packed.
+/// differs. With `b = 1` and `f ≤ 8`:
+/// - a table of at most [`LINKED_CELLS_MAX`] cells is [`Linked`]: each fingerprint's byte and,
+///   beside it, its other bucket `alt(i, fp)`, so that a relocation's next bucket is one load;
+/// - one of at most [`BYTE_CELLS_MAX`] cells keeps one cell per byte: a relocation then reads
+///   its victim with one byte load, where a packed cell costs a multiply, a shift and a mask on
+///   the walk's dependent chain (8/f times the host memory, 2.7× for the QHT paper's `f = 3`).
+///
+/// Larger tables, and every other shape, are packed.
 #[derive(Debug, Clone)]
 enum Table {
     Packed(PackedArray),
     Bytes(Box<[u8]>),
+    Linked(Linked),
+}
+
+/// A `b = 1` table that keeps each entry's other bucket: `next[i] = alt(i, fps[i])` (anything
+/// for an empty entry), which is a function of the state, not state. A relocation's dependent
+/// chain is then the load of `next[i]` alone, where the other layouts load the entry, then its
+/// offset `c(fp)`, then subtract: measured 1.8 ns per kick against 3.0 for bytes in L1 and L2.
+#[derive(Debug, Clone)]
+struct Linked {
+    fps: Box<[u8]>,
+    next: Box<[u32]>,
+}
+
+impl Linked {
+    fn new(cells: u64) -> Self {
+        Self {
+            fps: vec![0; cells as usize].into_boxed_slice(),
+            next: vec![0; cells as usize].into_boxed_slice(),
+        }
+    }
+}
+
+/// A `b = 1` relocation walk's access to a table, so that [`relocate`] is compiled once for
+/// each layout.
+trait Walk {
+    /// The fingerprint at `i` (0: empty).
+    fn fp(&self, i: u64) -> u64;
+    /// Puts `fp` in the empty entry `i`.
+    fn put(&mut self, i: u64, fp: u64, alt: &Alt);
+    /// Swaps `fp` into entry `i`; returns the victim and its other bucket.
+    fn kick(&mut self, i: u64, fp: u64, alt: &Alt) -> (u64, u64);
+}
+
+impl<C: Cells + ?Sized> Walk for C {
+    #[inline(always)]
+    fn fp(&self, i: u64) -> u64 {
+        self.get(i)
+    }
+    #[inline(always)]
+    fn put(&mut self, i: u64, fp: u64, _: &Alt) {
+        self.set(i, fp);
+    }
+    #[inline(always)]
+    fn kick(&mut self, i: u64, fp: u64, alt: &Alt) -> (u64, u64) {
+        let v = self.replace(i, fp);
+        (v, alt.at(i, v))
+    }
+}
+
+/// Buckets are below [`LINKED_CELLS_MAX`], so `as u32` loses nothing.
+impl Walk for Linked {
+    #[inline(always)]
+    fn fp(&self, i: u64) -> u64 {
+        u64::from(self.fps[i as usize])
+    }
+    #[inline(always)]
+    fn put(&mut self, i: u64, fp: u64, alt: &Alt) {
+        self.fps[i as usize] = fp as u8;
+        self.next[i as usize] = alt.at(i, fp) as u32;
+    }
+    #[inline(always)]
+    fn kick(&mut self, i: u64, fp: u64, alt: &Alt) -> (u64, u64) {
+        // `fp`'s other bucket does not depend on the entry read: off the dependent chain.
+        let there = alt.at(i, fp) as u32;
+        let v = std::mem::replace(&mut self.fps[i as usize], fp as u8);
+        let n = std::mem::replace(&mut self.next[i as usize], there);
+        (u64::from(v), u64::from(n))
+    }
 }
 
 /// Cell access shared by the two layouts, so that the relocation loop is compiled once for each.
@@ -413,17 +513,29 @@ impl Cells for [u8] {
     }
 }
 
+/// A table's host layout ([`Table`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    Packed,
+    Bytes,
+    Linked,
+}
+
 impl Table {
-    /// Whether `cells` cells of `f` bits, `b` per bucket, are stored one per byte.
-    fn bytes(cells: u64, f: u32, b: u32) -> bool {
-        b == 1 && f <= 8 && cells <= BYTE_CELLS_MAX
+    /// The layout of `cells` cells of `f` bits, `b` per bucket.
+    fn layout(cells: u64, f: u32, b: u32) -> Layout {
+        match (b == 1 && f <= 8, cells) {
+            (true, ..=LINKED_CELLS_MAX) => Layout::Linked,
+            (true, ..=BYTE_CELLS_MAX) => Layout::Bytes,
+            _ => Layout::Packed,
+        }
     }
 
     fn new(cells: u64, f: u32, b: u32) -> Result<Self> {
-        Ok(if Self::bytes(cells, f, b) {
-            Table::Bytes(vec![0u8; cells as usize].into_boxed_slice())
-        } else {
-            Table::Packed(PackedArray::new("cuckoo", cells, f)?)
+        Ok(match Self::layout(cells, f, b) {
+            Layout::Linked => Table::Linked(Linked::new(cells)),
+            Layout::Bytes => Table::Bytes(vec![0u8; cells as usize].into_boxed_slice()),
+            Layout::Packed => Table::Packed(PackedArray::new("cuckoo", cells, f)?),
         })
     }
 
@@ -432,22 +544,28 @@ impl Table {
         match self {
             Table::Packed(t) => Cells::get(t, i),
             Table::Bytes(t) => Cells::get(&**t, i),
+            Table::Linked(t) => t.fp(i),
         }
     }
 
+    /// Puts `v` in entry `i` (`alt` keeps a linked table's other buckets).
     #[inline(always)]
-    fn set(&mut self, i: u64, v: u64) {
+    fn set(&mut self, i: u64, v: u64, alt: &Alt) {
         match self {
             Table::Packed(t) => Cells::set(t, i, v),
             Table::Bytes(t) => Cells::set(&mut **t, i, v),
+            Table::Linked(t) => t.put(i, v, alt),
         }
     }
 
+    /// Swaps `v` into entry `i` and returns the old entry (buckets of `b > 1` entries: never
+    /// linked).
     #[inline(always)]
     fn replace(&mut self, i: u64, v: u64) -> u64 {
         match self {
             Table::Packed(t) => Cells::replace(t, i, v),
             Table::Bytes(t) => Cells::replace(&mut **t, i, v),
+            Table::Linked(_) => unreachable!("a linked table has one entry per bucket"),
         }
     }
 
@@ -456,15 +574,16 @@ impl Table {
         match self {
             Table::Packed(t) => t.prefetch(i),
             Table::Bytes(t) => crate::raw::prefetch(t.as_ptr().wrapping_add(i as usize)),
+            Table::Linked(t) => crate::raw::prefetch(t.fps.as_ptr().wrapping_add(i as usize)),
         }
     }
 
     /// Host bytes of the layout for `cells` cells of `f` bits, `b` per bucket.
     fn host_bytes(cells: u64, f: u32, b: u32) -> u64 {
-        if Self::bytes(cells, f, b) {
-            cells
-        } else {
-            (cells * u64::from(f)).div_ceil(64) * 8 + 8
+        match Self::layout(cells, f, b) {
+            Layout::Linked => 5 * cells,
+            Layout::Bytes => cells,
+            Layout::Packed => (cells * u64::from(f)).div_ceil(64) * 8 + 8,
         }
     }
 }
@@ -474,18 +593,17 @@ impl Table {
 /// Returns the kick that placed the fingerprint in hand (`None` if every kick failed) and the
 /// kicks executed.
 #[inline(always)]
-fn relocate<C: Cells + ?Sized>(
-    cells: &mut C,
-    alt: impl Fn(u64, u64) -> u64,
+fn relocate<W: Walk + ?Sized>(
+    cells: &mut W,
+    alt: &Alt,
     mut i: u64,
     mut f: u64,
     max: u32,
 ) -> (Option<u32>, u32) {
     for kick in 1..=max {
-        f = cells.replace(i, f);
-        i = alt(i, f);
-        if cells.get(i) == 0 {
-            cells.set(i, f);
+        (f, i) = cells.kick(i, f, alt);
+        if cells.fp(i) == 0 {
+            cells.put(i, f, alt);
             return (Some(kick), kick);
         }
     }
@@ -496,14 +614,14 @@ fn relocate<C: Cells + ?Sized>(
 /// filter short of saturation end sooner, and pay no copy.
 const PERIOD_START: u32 = 16;
 
-/// Largest table (buckets, `b = 1`, byte layout) whose walks look for their period: the copy
+/// Largest table (buckets, `b = 1`, linked layout) whose walks look for their period: the copy
 /// costs `n_b` bytes per long walk, and the period, about `4.6·√n_b` kicks
 /// ([`walked_fraction`]), nears `max_num_kicks = 500` at a few thousand buckets. Measured per
 /// element of a saturated filter, full walk over periodic: 5.6× at 52 buckets, 2.2× at 520,
 /// 1.6× at 1024, 1.2× at 2048, 0.99× at 4096, 0.82× at 16384.
 pub const PERIODIC_MAX_BUCKETS: u64 = 2048;
 
-/// [`relocate`] with the same result, for a small byte table, skipping the kicks that repeat.
+/// [`relocate`] with the same result, for a small linked table, skipping the kicks that repeat.
 ///
 /// With `b = 1` the walk is deterministic and each kick is invertible: from (table, bucket
 /// `x`, fingerprint in hand `h`) the kick goes to (table with `h` at `x`, `alt(x, v)`, `v`),
@@ -516,8 +634,9 @@ pub const PERIODIC_MAX_BUCKETS: u64 = 2048;
 /// repeat kicks `PERIOD_START + 1 ..`, none of which placed it. The state after `max` kicks is
 /// then the state after `(max − t) mod T` more, which is all that is run: table, fingerprint
 /// dropped and verdicts are those of `max` kicks (`tests::periodic_walk_equals_the_full_walk`).
-/// The table's equality is kept exactly, as the number of cells that differ from a copy taken
-/// at kick `PERIOD_START`, updated by each kick's one write.
+/// The table's equality is kept exactly, as the number of fingerprints that differ from a copy
+/// taken at kick `PERIOD_START`, updated by each kick's one write (a linked table's other
+/// buckets follow from its fingerprints).
 ///
 /// On a saturated table the walk follows each victim's other bucket, a random mapping of the
 /// buckets, until it meets its own trail, comes back, and does the same from the new
@@ -526,45 +645,41 @@ pub const PERIODIC_MAX_BUCKETS: u64 = 2048;
 /// counted).
 #[inline(always)]
 fn relocate_periodic(
-    cells: &mut [u8],
+    cells: &mut Linked,
     snapshot: &mut [u8],
-    alt: impl Fn(u64, u64) -> u64,
+    alt: &Alt,
     mut i: u64,
     mut f: u64,
     max: u32,
 ) -> (Option<u32>, u32) {
     let start = max.min(PERIOD_START);
     for kick in 1..=start {
-        f = Cells::replace(cells, i, f);
-        i = alt(i, f);
-        if cells[i as usize] == 0 {
-            cells[i as usize] = f as u8;
+        (f, i) = cells.kick(i, f, alt);
+        if cells.fp(i) == 0 {
+            cells.put(i, f, alt);
             return (Some(kick), kick);
         }
     }
     if start == max {
         return (None, max);
     }
-    snapshot.copy_from_slice(cells);
+    snapshot.copy_from_slice(&cells.fps);
     let (i0, f0) = (i, f);
-    // Cells that differ from the snapshot.
+    // Fingerprints that differ from the snapshot.
     let mut differ = 0u64;
     for kick in start + 1..=max {
-        let (x, was) = (i as usize, snapshot[i as usize]);
-        let old = std::mem::replace(&mut cells[x], f as u8);
-        differ = differ + u64::from(f as u8 != was) - u64::from(old != was);
-        f = u64::from(old);
-        i = alt(i, f);
-        if cells[i as usize] == 0 {
-            cells[i as usize] = f as u8;
+        let (was, put) = (u64::from(snapshot[i as usize]), f);
+        (f, i) = cells.kick(i, f, alt);
+        differ = differ + u64::from(put != was) - u64::from(f != was);
+        if cells.fp(i) == 0 {
+            cells.put(i, f, alt);
             return (Some(kick), kick);
         }
         if differ == 0 && i == i0 && f == f0 {
             // Back at the state of kick `start`: the rest repeats the last `kick − start`.
             let left = (max - kick) % (kick - start);
             for _ in 0..left {
-                f = Cells::replace(cells, i, f);
-                i = alt(i, f);
+                (f, i) = cells.kick(i, f, alt);
             }
             return (None, kick + left);
         }
@@ -584,14 +699,13 @@ impl StreamingCuckoo {
         let buckets = buckets_for(budget_bits, params)?;
         let cells = Table::new(buckets * u64::from(params.b), params.f, params.b)?;
         let snapshot = match &cells {
-            Table::Bytes(t) if periodic(buckets, params) => vec![0; t.len()],
+            Table::Linked(t) if periodic(buckets, params) => vec![0; t.fps.len()],
             _ => Vec::new(),
         };
         Ok(Self {
             cells,
             buckets,
             b: params.b,
-            pow2: params.buckets == CuckooBuckets::PowerOfTwo,
             mask: (1u64 << params.f) - 1,
             params: params.clone(),
             filled: 0,
@@ -599,13 +713,11 @@ impl StreamingCuckoo {
             kicks: 0,
             walked: 0,
             rng: filter_rng(seed, 0),
-            alt_offset: if params.f <= ALT_TABLE_MAX_F {
-                (0..1u64 << params.f)
-                    .map(|fp| alt_offset(fp, buckets))
-                    .collect()
-            } else {
-                Vec::new()
-            },
+            alt: Alt::new(
+                buckets,
+                params.buckets == CuckooBuckets::PowerOfTwo,
+                params.f,
+            ),
             snapshot,
         })
     }
@@ -651,7 +763,7 @@ impl StreamingCuckoo {
     /// `alt(i, fp) = (c(fp) − i) mod n_b`, an involution in `i`.
     #[inline(always)]
     fn alt(&self, i: u64, fp: u64) -> u64 {
-        alt_bucket(&self.alt_offset, self.buckets, self.pow2, i, fp)
+        self.alt.at(i, fp)
     }
 
     #[inline(always)]
@@ -666,7 +778,7 @@ impl StreamingCuckoo {
         let base = bucket * u64::from(self.b);
         for j in 0..u64::from(self.b) {
             if self.cells.get(base + j) == 0 {
-                self.cells.set(base + j, fp);
+                self.cells.set(base + j, fp, &self.alt);
                 self.filled += 1;
                 return true;
             }
@@ -689,15 +801,14 @@ impl StreamingCuckoo {
             // One entry per bucket: no entry draw; the swap is one read-modify-write and the
             // probe of the next bucket reads the word the next swap writes. The loop is
             // compiled for each layout.
-            let (offsets, buckets, pow2) = (&self.alt_offset, self.buckets, self.pow2);
-            let alt = |i, fp| alt_bucket(offsets, buckets, pow2, i, fp);
-            let max = self.params.max_num_kicks;
+            let (alt, max) = (&self.alt, self.params.max_num_kicks);
             let (placed, walked) = match &mut self.cells {
                 Table::Packed(t) => relocate(t, alt, i, f, max),
-                Table::Bytes(t) if !self.snapshot.is_empty() => {
+                Table::Bytes(t) => relocate(&mut **t, alt, i, f, max),
+                Table::Linked(t) if !self.snapshot.is_empty() => {
                     relocate_periodic(t, &mut self.snapshot, alt, i, f, max)
                 }
-                Table::Bytes(t) => relocate(&mut **t, alt, i, f, max),
+                Table::Linked(t) => relocate(t, alt, i, f, max),
             };
             self.walked += u64::from(walked);
             if let Some(kick) = placed {
@@ -835,29 +946,45 @@ mod tests {
         assert_eq!(kicks_per_element(&p, bits, 100, u), 0.0);
     }
 
-    /// The byte layout is a layout only: a saturating stream through a filter stored one cell
-    /// per byte and through the same filter packed gives the same verdicts, relocations and
-    /// drops, at sizes from L1 to L2.
+    /// The layouts are layouts only: a saturating stream through the same filter stored
+    /// linked, one cell per byte and packed gives the same verdicts, relocations, drops and
+    /// fingerprints, at sizes from L1 to L2 (each the default layout of one of them).
     #[test]
-    fn byte_and_packed_layouts_agree() {
+    fn the_three_layouts_agree() {
         let p = CuckooParams::default();
-        for bits in [3 * 52, 3 * 5_208, 3 * 333_333] {
-            let mut bytes = StreamingCuckoo::new(bits, &p, 9).unwrap();
-            assert!(matches!(bytes.cells, Table::Bytes(_)));
-            let mut packed = StreamingCuckoo::new(bits, &p, 9).unwrap();
-            packed.cells = Table::Packed(PackedArray::new("cuckoo", packed.buckets, p.f).unwrap());
-            let u = 4 * bytes.buckets();
+        for (bits, layout) in [
+            (3 * 52, Layout::Linked),
+            (3 * 5_208, Layout::Linked),
+            (3 * LINKED_CELLS_MAX, Layout::Linked),
+            (3 * (LINKED_CELLS_MAX + 1), Layout::Bytes),
+        ] {
+            let default = StreamingCuckoo::new(bits, &p, 9).unwrap();
+            let n = default.buckets();
+            assert_eq!(Table::layout(n, p.f, 1), layout, "{bits} bits");
+            let mut filters = [default.clone(), default.clone(), default];
+            filters[0].cells = Table::Packed(PackedArray::new("cuckoo", n, p.f).unwrap());
+            filters[1].cells = Table::Bytes(vec![0; n as usize].into_boxed_slice());
+            filters[2].cells = Table::Linked(Linked::new(n));
+            filters[2].snapshot = Vec::new();
+            let u = 4 * n;
             for i in 0..200_000u64 {
                 let h = hash_key(reduce(mix64(i ^ 0x3c), u), 2);
-                assert_eq!(bytes.step(h), packed.step(h), "{bits} bits, element {i}");
+                let v: Vec<bool> = filters.iter_mut().map(|f| f.step(h)).collect();
+                assert!(
+                    v.iter().all(|&x| x == v[0]),
+                    "{bits} bits, element {i}: {v:?}"
+                );
             }
-            assert_eq!(bytes.kicks(), packed.kicks());
-            assert_eq!(bytes.dropped(), packed.dropped());
+            let table = |f: &StreamingCuckoo| (0..n).map(|b| f.cells.get(b)).collect::<Vec<_>>();
+            for f in &filters[1..] {
+                assert_eq!(f.kicks(), filters[0].kicks());
+                assert_eq!(f.dropped(), filters[0].dropped());
+                assert_eq!(table(f), table(&filters[0]), "{bits} bits");
+            }
             assert!(
-                bytes.dropped() > 0,
+                filters[0].dropped() > 0,
                 "{bits} bits: the stream saturates the filter"
             );
-            assert_eq!(bytes.memory_bits(), packed.memory_bits());
         }
         // f > 8, b > 1 and large tables stay packed.
         for (f, b) in [(9, 1), (3, 2)] {
@@ -869,6 +996,10 @@ mod tests {
             let t = StreamingCuckoo::new(1 << 16, &q, 1).unwrap();
             assert!(matches!(t.cells, Table::Packed(_)));
         }
+        assert_eq!(
+            Table::host_bytes(LINKED_CELLS_MAX, 3, 1),
+            5 * LINKED_CELLS_MAX
+        );
         assert_eq!(Table::host_bytes(BYTE_CELLS_MAX, 3, 1), BYTE_CELLS_MAX);
         assert!(Table::host_bytes(BYTE_CELLS_MAX + 1, 3, 1) < BYTE_CELLS_MAX);
     }
