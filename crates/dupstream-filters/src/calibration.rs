@@ -8,8 +8,9 @@
 //! the structure's measured ns per element over that loop's ([`ratio`]; the row is chosen by
 //! [`row_name`]). Both are measured at 64 Kbit, 1 Mbit, 8 MiB, 64 MB and 512 MB ([`LEVELS`]);
 //! other sizes interpolate linearly in `log(bits)` and clamp at the ends. The saturated streaming cuckoo
-//! filter's relocations come on top, from [`crate::cuckoo::kicks_per_element`] at
-//! [`kick_ns`] (a dependent chain of bucket reads: its cost is latency, not bandwidth).
+//! filter's relocations come on top, from [`crate::cuckoo::kicks_per_element`] times the
+//! fraction a small table executes ([`crate::cuckoo::walked_fraction`]) at [`kick_ns`] (a
+//! dependent chain of bucket reads: its cost is latency, not bandwidth).
 //! [`step_ns`] is what a runner adds per element for the structure: the above without the
 //! benchmark's own key generation and hashing ([`FILL_NS`]), or, for a structure the benchmark
 //! does not run, its nominal relative cost times a calibrated Bloom step.
@@ -231,7 +232,8 @@ pub fn ratio_at_cells(row: &str, cells: f64, budget_bits: u64) -> Option<f64> {
 
 /// Estimated ns per element of `spec` at `budget_bits`, single-threaded, as the roofline
 /// benchmark times it (key generation and hashing included), without relocations of a
-/// saturated cuckoo filter (add [`crate::cuckoo::kicks_per_element`] × [`kick_ns`]); `None` for
+/// saturated cuckoo filter (add [`crate::cuckoo::kicks_per_element`] ×
+/// [`crate::cuckoo::walked_fraction`] × [`kick_ns`]); `None` for
 /// a structure the benchmark does not run.
 ///
 /// Parameters other than the benchmarked ones scale through the limit loop: an SBF with another
@@ -261,7 +263,7 @@ pub fn kick_ns(budget_bits: u64) -> f64 {
 /// The structure's own ns per element, the key's generation and hash excluded (the benchmark's
 /// [`FILL_NS`] subtracted from [`ns_per_element`]), on a uniform stream of `elements` elements
 /// over `universe` keys (which decide whether a cuckoo filter saturates and relocates:
-/// [`crate::cuckoo::kicks_per_element`] × [`kick_ns`]).
+/// [`crate::cuckoo::kicks_per_element`] × [`crate::cuckoo::walked_fraction`] × [`kick_ns`]).
 ///
 /// A structure or row the benchmark does not run falls back to its nominal relative cost
 /// ([`FilterSpec::cost_at`], 1.0 = a `k = 2` Bloom step) times the calibrated step of a

@@ -45,11 +45,16 @@
 //!   QHT (one bucket), i.e. about 2.18 µs of relocations. A saturated filter relocates on
 //!   about 75 % of the elements (those not matching their two buckets), 500 times each, about
 //!   375 kicks per element ([`kicks_per_element`]): 5.8 ns per kick, the cost of a dependent
-//!   read-modify-write in cache (ours: 3.6 ns in L1, 4.4 ns in L2, `benches/roofline.rs`). A
+//!   read-modify-write in cache (ours: 1.7 ns at 64 Kbit linked, 3.0 ns at 384 Kbit linked,
+//!   4.1 ns at 1 Mbit in bytes, `benches/roofline.rs`). A
 //!   limit of 50 would put their kick at 58 ns, slower than their SBF's cost per cell, random
 //!   draw included ((1.578 − 0.288) µs / 40 cells = 32 ns).
-//! - **Layout.** Small `b = 1` tables of `f ≤ 8` bits keep one cell per byte (`Table`): the
+//! - **Layout.** Small `b = 1` tables of `f ≤ 8` bits keep each entry's other bucket beside
+//!   it (linked, up to 2^17 cells), larger ones one cell per byte (up to 2^19; `Table`): the
 //!   same state and verdicts, a shorter chain per relocation.
+//! - **Periodic walks.** In a small `b = 1` table a failed walk's 500 kicks repeat a period of
+//!   a few dozen; only the period and the remainder are run ([`relocate_periodic`]), with the
+//!   same table and verdicts. [`StreamingCuckoo::kicks`] still counts 500.
 //! - **§6.1 values.** "cells containing 1 element of 3 bits each": `b = 1`, `f = 3`.
 
 use crate::bits::PackedArray;
@@ -220,14 +225,14 @@ pub fn saturation_load(b: u32) -> f64 {
 }
 
 /// The fraction of a failed walk's `max_num_kicks` relocations that are executed: 1 unless the
-/// walk looks for its period ([`relocate_periodic`]: `b = 1`, a byte table of at most
+/// walk looks for its period ([`relocate_periodic`]: `b = 1`, a linked table of at most
 /// [`PERIODIC_MAX_BUCKETS`] buckets), for the time estimate.
 ///
 /// The model: a saturated table's walk follows a random mapping of its `n_b` buckets from each
 /// of the new element's two buckets until the trail meets itself, and the period is twice the
 /// two trails. A random mapping's trail (tail and cycle) has about a Rayleigh(`√n_b`) length,
 /// so the period is `T = 2(R₁ + R₂)·√n_b` with `R₁, R₂` independent Rayleigh(1) (median
-/// 4.7·√n_b; simulated: 4.4–4.8·√n_b from 52 to 2000 buckets), and a walk executes
+/// 4.9·√n_b; simulated: 4.4–4.8·√n_b from 52 to 2000 buckets), and a walk executes
 /// `PERIOD_START + T + (max − PERIOD_START − T) mod T` kicks when that is below `max`. The
 /// expectation is taken on a 64 × 64 grid of the two Rayleigh quantiles.
 /// `tests::walked_fraction_matches_the_filter` checks it against the filter.
@@ -454,7 +459,7 @@ impl<C: Cells + ?Sized> Walk for C {
     }
 }
 
-/// Buckets are below [`LINKED_CELLS_MAX`], so `as u32` loses nothing.
+/// Buckets are at most [`LINKED_CELLS_MAX`], so `as u32` loses nothing.
 impl Walk for Linked {
     #[inline(always)]
     fn fp(&self, i: u64) -> u64 {
@@ -475,7 +480,8 @@ impl Walk for Linked {
     }
 }
 
-/// Cell access shared by the two layouts, so that the relocation loop is compiled once for each.
+/// Cell access of the packed and byte layouts (through [`Walk`], the relocation loop is
+/// compiled once for each layout).
 trait Cells {
     fn get(&self, i: u64) -> u64;
     fn set(&mut self, i: u64, v: u64);
@@ -615,10 +621,10 @@ fn relocate<W: Walk + ?Sized>(
 const PERIOD_START: u32 = 16;
 
 /// Largest table (buckets, `b = 1`, linked layout) whose walks look for their period: the copy
-/// costs `n_b` bytes per long walk, and the period, about `4.6·√n_b` kicks
+/// costs `n_b` bytes per long walk, and the period, about `4.4–4.8·√n_b` kicks
 /// ([`walked_fraction`]), nears `max_num_kicks = 500` at a few thousand buckets. Measured per
-/// element of a saturated filter, full walk over periodic: 5.6× at 52 buckets, 2.2× at 520,
-/// 1.6× at 1024, 1.2× at 2048, 0.99× at 4096, 0.82× at 16384.
+/// element of a saturated linked filter, full walk over periodic: 4.4× at 52 buckets, 2.8× at
+/// 200, 1.9× at 520, 1.3× at 1024, 1.1× at 2048, 0.88× at 4096.
 pub const PERIODIC_MAX_BUCKETS: u64 = 2048;
 
 /// [`relocate`] with the same result, for a small linked table, skipping the kicks that repeat.
@@ -634,13 +640,15 @@ pub const PERIODIC_MAX_BUCKETS: u64 = 2048;
 /// repeat kicks `PERIOD_START + 1 ..`, none of which placed it. The state after `max` kicks is
 /// then the state after `(max − t) mod T` more, which is all that is run: table, fingerprint
 /// dropped and verdicts are those of `max` kicks (`tests::periodic_walk_equals_the_full_walk`).
-/// The table's equality is kept exactly, as the number of fingerprints that differ from a copy
-/// taken at kick `PERIOD_START`, updated by each kick's one write (a linked table's other
-/// buckets follow from its fingerprints).
+/// The table's equality is checked exactly, against a copy of the fingerprints taken at kick
+/// `PERIOD_START` (a linked table's other buckets follow from its fingerprints), whenever the
+/// bucket and the fingerprint in hand are those of that kick: a comparison of `n_b` bytes, a
+/// few times a period, where keeping a count of the cells that differ at every kick cost more
+/// than a linked kick itself.
 ///
 /// On a saturated table the walk follows each victim's other bucket, a random mapping of the
 /// buckets, until it meets its own trail, comes back, and does the same from the new
-/// element's other bucket: the period is about twice the two trails, `≈ 4.6·√n_b` kicks (the
+/// element's other bucket: the period is about twice the two trails, `≈ 4.4–4.8·√n_b` kicks (the
 /// QHT paper's 10^4-bit filter at `--scale 64`, 52 buckets: about 33 kicks where 500 are
 /// counted).
 #[inline(always)]
@@ -665,17 +673,13 @@ fn relocate_periodic(
     }
     snapshot.copy_from_slice(&cells.fps);
     let (i0, f0) = (i, f);
-    // Fingerprints that differ from the snapshot.
-    let mut differ = 0u64;
     for kick in start + 1..=max {
-        let (was, put) = (u64::from(snapshot[i as usize]), f);
         (f, i) = cells.kick(i, f, alt);
-        differ = differ + u64::from(put != was) - u64::from(f != was);
         if cells.fp(i) == 0 {
             cells.put(i, f, alt);
             return (Some(kick), kick);
         }
-        if differ == 0 && i == i0 && f == f0 {
+        if i == i0 && f == f0 && *cells.fps == *snapshot {
             // Back at the state of kick `start`: the rest repeats the last `kick − start`.
             let left = (max - kick) % (kick - start);
             for _ in 0..left {
@@ -905,8 +909,9 @@ crate::structure::impl_structure!(StreamingCuckoo {
     memory_bits_for: memory_bits_for,
 }
 
-    /// The table in its host layout ([`Table`]: one byte per cell for small `b = 1` tables)
-    /// and the tabulated alternate-bucket offsets.
+    /// The table in its host layout ([`Table`]: 5 bytes per cell for small `b = 1` tables, one
+    /// byte for larger ones), the copy a periodic walk compares with, and the tabulated
+    /// alternate-bucket offsets.
     fn heap_bytes_estimate(params: &CuckooParams, budget_bits: u64, _distinct_hint: u64) -> u64 {
         let Ok(buckets) = buckets_for(budget_bits, params) else {
             return budget_bits / 8 + 4096;
@@ -951,12 +956,26 @@ mod tests {
     /// fingerprints, at sizes from L1 to L2 (each the default layout of one of them).
     #[test]
     fn the_three_layouts_agree() {
-        let p = CuckooParams::default();
-        for (bits, layout) in [
-            (3 * 52, Layout::Linked),
-            (3 * 5_208, Layout::Linked),
-            (3 * LINKED_CELLS_MAX, Layout::Linked),
-            (3 * (LINKED_CELLS_MAX + 1), Layout::Bytes),
+        let pow2 = CuckooParams {
+            buckets: CuckooBuckets::PowerOfTwo,
+            insert_duplicates: true,
+            ..Default::default()
+        };
+        for (bits, layout, p) in [
+            (3 * 52, Layout::Linked, CuckooParams::default()),
+            (3 * 64, Layout::Linked, pow2.clone()),
+            (3 * 5_208, Layout::Linked, CuckooParams::default()),
+            (3 * 8_192, Layout::Linked, pow2),
+            (
+                3 * LINKED_CELLS_MAX,
+                Layout::Linked,
+                CuckooParams::default(),
+            ),
+            (
+                3 * (LINKED_CELLS_MAX + 1),
+                Layout::Bytes,
+                CuckooParams::default(),
+            ),
         ] {
             let default = StreamingCuckoo::new(bits, &p, 9).unwrap();
             let n = default.buckets();
@@ -965,7 +984,7 @@ mod tests {
             filters[0].cells = Table::Packed(PackedArray::new("cuckoo", n, p.f).unwrap());
             filters[1].cells = Table::Bytes(vec![0; n as usize].into_boxed_slice());
             filters[2].cells = Table::Linked(Linked::new(n));
-            filters[2].snapshot = Vec::new();
+            // The linked filter keeps its period search where it has one (52 buckets).
             let u = 4 * n;
             for i in 0..200_000u64 {
                 let h = hash_key(reduce(mix64(i ^ 0x3c), u), 2);

@@ -495,7 +495,8 @@ impl StableBloomFilter {
     ///
     /// A repeat is found by a linear search of the cells drawn so far, which runs only when a
     /// bitmap of those cells (about 32 bits per cell, indexed by the cell's low bits) says the
-    /// new one may be among them: rarely, so a group costs `O(P)` whatever `P`.
+    /// new one may be among them: rarely, so a group costs `O(P)` whatever `P`; and not at all
+    /// when the bitmap has a bit for every cell ([`draw_distinct`]).
     #[inline(always)]
     fn refill<const W: u32, const DECREMENT: bool>(&mut self, base: usize) {
         let m = self.draw_range;
