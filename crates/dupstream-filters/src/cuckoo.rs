@@ -53,7 +53,7 @@
 //!   it (linked, up to 2^17 cells), larger ones one cell per byte (up to 2^19; `Table`): the
 //!   same state and verdicts, a shorter chain per relocation.
 //! - **Periodic walks.** In a small `b = 1` table a failed walk's 500 kicks repeat a period of
-//!   a few dozen; only the period and the remainder are run ([`relocate_periodic`]), with the
+//!   a few dozen to a few hundred kicks; only the period and the remainder are run ([`relocate_periodic`]), with the
 //!   same table and verdicts. [`StreamingCuckoo::kicks`] still counts 500.
 //! - **§6.1 values.** "cells containing 1 element of 3 bits each": `b = 1`, `f = 3`.
 
