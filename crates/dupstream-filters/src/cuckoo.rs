@@ -245,12 +245,14 @@ pub fn walked_fraction(params: &CuckooParams, budget_bits: u64) -> f64 {
         return 1.0;
     }
     const GRID: u32 = 64;
-    let rayleigh = |q: u32| (-2.0 * (1.0 - (f64::from(q) + 0.5) / f64::from(GRID)).ln()).sqrt();
+    let rayleigh: Vec<f64> = (0..GRID)
+        .map(|q| (-2.0 * (1.0 - (f64::from(q) + 0.5) / f64::from(GRID)).ln()).sqrt())
+        .collect();
     let scale = 2.0 * (buckets as f64).sqrt();
     let mut total = 0.0;
-    for a in 0..GRID {
-        for b in 0..GRID {
-            let t = ((rayleigh(a) + rayleigh(b)) * scale).round().max(1.0) as u32;
+    for &ra in &rayleigh {
+        for &rb in &rayleigh {
+            let t = ((ra + rb) * scale).round().max(1.0) as u32;
             total += f64::from(if PERIOD_START + t <= max {
                 PERIOD_START + t + (max - PERIOD_START - t) % t
             } else {
@@ -321,8 +323,8 @@ pub struct StreamingCuckoo {
     filled: u64,
     dropped: u64,
     kicks: u64,
-    /// Relocations actually executed: `kicks` less those a periodic walk skipped.
-    walked: u64,
+    /// Relocations counted in `kicks` that a periodic walk did not run.
+    skipped: u64,
     rng: FilterRng,
     alt: Alt,
     /// The fingerprints as they stood at a relocation walk's [`PERIOD_START`]th kick, for
@@ -445,7 +447,7 @@ trait Walk {
     fn kick(&mut self, i: u64, fp: u64, alt: &Alt) -> (u64, u64);
 }
 
-impl<C: Cells + ?Sized> Walk for C {
+impl Walk for PackedArray {
     #[inline(always)]
     fn fp(&self, i: u64) -> u64 {
         self.get(i)
@@ -457,6 +459,23 @@ impl<C: Cells + ?Sized> Walk for C {
     #[inline(always)]
     fn kick(&mut self, i: u64, fp: u64, alt: &Alt) -> (u64, u64) {
         let v = self.replace(i, fp);
+        (v, alt.at(i, v))
+    }
+}
+
+/// Values are fingerprints of at most 8 bits, so `fp as u8` loses nothing.
+impl Walk for [u8] {
+    #[inline(always)]
+    fn fp(&self, i: u64) -> u64 {
+        u64::from(self[i as usize])
+    }
+    #[inline(always)]
+    fn put(&mut self, i: u64, fp: u64, _: &Alt) {
+        self[i as usize] = fp as u8;
+    }
+    #[inline(always)]
+    fn kick(&mut self, i: u64, fp: u64, alt: &Alt) -> (u64, u64) {
+        let v = u64::from(std::mem::replace(&mut self[i as usize], fp as u8));
         (v, alt.at(i, v))
     }
 }
@@ -479,45 +498,6 @@ impl Walk for Linked {
         let v = std::mem::replace(&mut self.fps[i as usize], fp as u8);
         let n = std::mem::replace(&mut self.next[i as usize], there);
         (u64::from(v), u64::from(n))
-    }
-}
-
-/// Cell access of the packed and byte layouts (through [`Walk`], the relocation loop is
-/// compiled once for each layout).
-trait Cells {
-    fn get(&self, i: u64) -> u64;
-    fn set(&mut self, i: u64, v: u64);
-    fn replace(&mut self, i: u64, v: u64) -> u64;
-}
-
-impl Cells for PackedArray {
-    #[inline(always)]
-    fn get(&self, i: u64) -> u64 {
-        PackedArray::get(self, i)
-    }
-    #[inline(always)]
-    fn set(&mut self, i: u64, v: u64) {
-        PackedArray::set(self, i, v)
-    }
-    #[inline(always)]
-    fn replace(&mut self, i: u64, v: u64) -> u64 {
-        PackedArray::replace(self, i, v)
-    }
-}
-
-/// Values are fingerprints of at most 8 bits, so `v as u8` loses nothing.
-impl Cells for [u8] {
-    #[inline(always)]
-    fn get(&self, i: u64) -> u64 {
-        u64::from(self[i as usize])
-    }
-    #[inline(always)]
-    fn set(&mut self, i: u64, v: u64) {
-        self[i as usize] = v as u8;
-    }
-    #[inline(always)]
-    fn replace(&mut self, i: u64, v: u64) -> u64 {
-        u64::from(std::mem::replace(&mut self[i as usize], v as u8))
     }
 }
 
@@ -550,8 +530,8 @@ impl Table {
     #[inline(always)]
     fn get(&self, i: u64) -> u64 {
         match self {
-            Table::Packed(t) => Cells::get(t, i),
-            Table::Bytes(t) => Cells::get(&**t, i),
+            Table::Packed(t) => t.fp(i),
+            Table::Bytes(t) => t.fp(i),
             Table::Linked(t) => t.fp(i),
         }
     }
@@ -560,20 +540,19 @@ impl Table {
     #[inline(always)]
     fn set(&mut self, i: u64, v: u64, alt: &Alt) {
         match self {
-            Table::Packed(t) => Cells::set(t, i, v),
-            Table::Bytes(t) => Cells::set(&mut **t, i, v),
+            Table::Packed(t) => t.put(i, v, alt),
+            Table::Bytes(t) => t.put(i, v, alt),
             Table::Linked(t) => t.put(i, v, alt),
         }
     }
 
-    /// Swaps `v` into entry `i` and returns the old entry (buckets of `b > 1` entries: never
-    /// linked).
+    /// Swaps `v` into entry `i` and returns the old entry: buckets of `b > 1` entries, which
+    /// are always packed.
     #[inline(always)]
     fn replace(&mut self, i: u64, v: u64) -> u64 {
         match self {
-            Table::Packed(t) => Cells::replace(t, i, v),
-            Table::Bytes(t) => Cells::replace(&mut **t, i, v),
-            Table::Linked(_) => unreachable!("a linked table has one entry per bucket"),
+            Table::Packed(t) => t.replace(i, v),
+            _ => unreachable!("only b = 1 tables are stored one per byte or linked"),
         }
     }
 
@@ -598,24 +577,24 @@ impl Table {
 
 /// `b = 1`: up to `max` relocations of `f` starting at bucket `i` (Algorithm 1's loop): swap
 /// with the bucket's entry, move the victim to its alternate bucket, stop if that one is empty.
-/// Returns the kick that placed the fingerprint in hand (`None` if every kick failed) and the
-/// kicks executed.
+/// Returns the kick that placed the fingerprint in hand, or `None` if every kick failed; `i`
+/// and `f` are left at the walk's last bucket and fingerprint in hand.
 #[inline(always)]
 fn relocate<W: Walk + ?Sized>(
     cells: &mut W,
     alt: &Alt,
-    mut i: u64,
-    mut f: u64,
+    i: &mut u64,
+    f: &mut u64,
     max: u32,
-) -> (Option<u32>, u32) {
+) -> Option<u32> {
     for kick in 1..=max {
-        (f, i) = cells.kick(i, f, alt);
-        if cells.fp(i) == 0 {
-            cells.put(i, f, alt);
-            return (Some(kick), kick);
+        (*f, *i) = cells.kick(*i, *f, alt);
+        if cells.fp(*i) == 0 {
+            cells.put(*i, *f, alt);
+            return Some(kick);
         }
     }
-    (None, max)
+    None
 }
 
 /// Kicks a walk makes before [`relocate_periodic`] snapshots the table: most walks of a
@@ -629,7 +608,8 @@ const PERIOD_START: u32 = 16;
 /// 200, 1.9× at 520, 1.3× at 1024, 1.1× at 2048, 0.88× at 4096.
 pub const PERIODIC_MAX_BUCKETS: u64 = 2048;
 
-/// [`relocate`] with the same result, for a small linked table, skipping the kicks that repeat.
+/// [`relocate`] with the same result, for a small linked table, skipping the kicks that repeat;
+/// also returns how many of `max` kicks it skipped.
 ///
 /// With `b = 1` the walk is deterministic and each kick is invertible: from (table, bucket
 /// `x`, fingerprint in hand `h`) the kick goes to (table with `h` at `x`, `alt(x, v)`, `v`),
@@ -663,15 +643,11 @@ fn relocate_periodic(
     max: u32,
 ) -> (Option<u32>, u32) {
     let start = max.min(PERIOD_START);
-    for kick in 1..=start {
-        (f, i) = cells.kick(i, f, alt);
-        if cells.fp(i) == 0 {
-            cells.put(i, f, alt);
-            return (Some(kick), kick);
-        }
+    if let Some(kick) = relocate(cells, alt, &mut i, &mut f, start) {
+        return (Some(kick), 0);
     }
     if start == max {
-        return (None, max);
+        return (None, 0);
     }
     snapshot.copy_from_slice(&cells.fps);
     let (i0, f0) = (i, f);
@@ -679,7 +655,7 @@ fn relocate_periodic(
         (f, i) = cells.kick(i, f, alt);
         if cells.fp(i) == 0 {
             cells.put(i, f, alt);
-            return (Some(kick), kick);
+            return (Some(kick), 0);
         }
         if i == i0 && f == f0 && *cells.fps == *snapshot {
             // Back at the state of kick `start`: the rest repeats the last `kick − start`.
@@ -687,10 +663,10 @@ fn relocate_periodic(
             for _ in 0..left {
                 (f, i) = cells.kick(i, f, alt);
             }
-            return (None, kick + left);
+            return (None, max - kick - left);
         }
     }
-    (None, max)
+    (None, 0)
 }
 
 impl StreamingCuckoo {
@@ -704,9 +680,11 @@ impl StreamingCuckoo {
         memory_bits_for(budget_bits, params)?;
         let buckets = buckets_for(budget_bits, params)?;
         let cells = Table::new(buckets * u64::from(params.b), params.f, params.b)?;
-        let snapshot = match &cells {
-            Table::Linked(t) if periodic(buckets, params) => vec![0; t.fps.len()],
-            _ => Vec::new(),
+        // `periodic` implies the linked layout, one entry per bucket.
+        let snapshot = if periodic(buckets, params) {
+            vec![0; buckets as usize]
+        } else {
+            Vec::new()
         };
         Ok(Self {
             cells,
@@ -716,7 +694,7 @@ impl StreamingCuckoo {
             filled: 0,
             dropped: 0,
             kicks: 0,
-            walked: 0,
+            skipped: 0,
             rng: filter_rng(seed, 0),
             alt: Alt::new(
                 buckets,
@@ -746,7 +724,7 @@ impl StreamingCuckoo {
     /// Relocations executed: [`Self::kicks`] less those a periodic walk skipped
     /// ([`relocate_periodic`]); what the insertions cost.
     pub fn walked_kicks(&self) -> u64 {
-        self.walked
+        self.kicks - self.skipped
     }
 
     /// The element's fingerprint (never 0).
@@ -814,15 +792,17 @@ impl StreamingCuckoo {
             // probe of the next bucket reads the word the next swap writes. The loop is
             // compiled for each layout.
             let (alt, max) = (&self.alt, self.params.max_num_kicks);
-            let (placed, walked) = match &mut self.cells {
-                Table::Packed(t) => relocate(t, alt, i, f, max),
-                Table::Bytes(t) => relocate(&mut **t, alt, i, f, max),
+            let placed = match &mut self.cells {
+                Table::Packed(t) => relocate(t, alt, &mut i, &mut f, max),
+                Table::Bytes(t) => relocate(&mut **t, alt, &mut i, &mut f, max),
                 Table::Linked(t) if !self.snapshot.is_empty() => {
-                    relocate_periodic(t, &mut self.snapshot, alt, i, f, max)
+                    let (placed, skipped) =
+                        relocate_periodic(t, &mut self.snapshot, alt, i, f, max);
+                    self.skipped += u64::from(skipped);
+                    placed
                 }
-                Table::Linked(t) => relocate(t, alt, i, f, max),
+                Table::Linked(t) => relocate(t, alt, &mut i, &mut f, max),
             };
-            self.walked += u64::from(walked);
             if let Some(kick) = placed {
                 self.filled += 1;
                 self.kicks += u64::from(kick);
@@ -836,11 +816,9 @@ impl StreamingCuckoo {
                 i = self.alt(i, f);
                 if self.try_put(i, f) {
                     self.kicks += u64::from(kick);
-                    self.walked += u64::from(kick);
                     return;
                 }
             }
-            self.walked += u64::from(self.params.max_num_kicks);
         }
         // Footnote 4: the failure is discarded, and with it the fingerprint in hand.
         self.kicks += u64::from(self.params.max_num_kicks);
