@@ -467,6 +467,14 @@ mod tests {
         assert_eq!(KICK_NS[0].0, bits);
         let expected = own + kicks * KICK_NS[0].1;
         assert!((step_ns(&spec, bits, 1 << 22, 4 * buckets) - expected).abs() < 1e-6);
+        // A small table's periodic walks run only part of their kicks, and are priced so.
+        let small = 3 * 52;
+        let fraction = crate::cuckoo::walked_fraction(&p, small);
+        assert!(fraction < 0.5, "{fraction}");
+        let own = ns_per_element(&spec, small).expect("cuckoo row") - FILL_NS;
+        let kicks = crate::cuckoo::kicks_per_element(&p, small, 1 << 22, 4 * 52);
+        let expected = own + kicks * fraction * kick_ns(small);
+        assert!((step_ns(&spec, small, 1 << 22, 4 * 52) - expected).abs() < 1e-6);
     }
 
     #[test]

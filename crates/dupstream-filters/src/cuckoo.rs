@@ -966,6 +966,12 @@ mod tests {
             let default = StreamingCuckoo::new(bits, &p, 9).unwrap();
             let n = default.buckets();
             assert_eq!(Table::layout(n, p.f, 1), layout, "{bits} bits");
+            let built = match default.cells {
+                Table::Packed(_) => Layout::Packed,
+                Table::Bytes(_) => Layout::Bytes,
+                Table::Linked(_) => Layout::Linked,
+            };
+            assert_eq!(built, layout, "{bits} bits: the layout new() built");
             let mut filters = [default.clone(), default.clone(), default];
             filters[0].cells = Table::Packed(PackedArray::new("cuckoo", n, p.f).unwrap());
             filters[1].cells = Table::Bytes(vec![0; n as usize].into_boxed_slice());
