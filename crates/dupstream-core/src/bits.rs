@@ -55,12 +55,7 @@ impl BitArray {
     /// Clears bit `i` and returns its previous value.
     #[inline(always)]
     pub fn clear(&mut self, i: u64) -> bool {
-        debug_assert!(i < self.len);
-        let w = &mut self.words[(i >> 6) as usize];
-        let mask = 1u64 << (i & 63);
-        let old = *w & mask != 0;
-        *w &= !mask;
-        old
+        self.clear_if(i, true)
     }
 
     /// Clears bit `i` if `cond` holds, without a branch on `cond`; returns whether a set bit
@@ -300,6 +295,31 @@ mod tests {
                 prop_assert_eq!(a.get(i), model[i as usize]);
             }
             prop_assert_eq!(a.count_zeros(), model.iter().filter(|&&v| v == 0).count() as u64);
+        }
+
+        /// The constant-width decrement is the general one, for each width that divides 64.
+        #[test]
+        fn decrement_saturating_w_matches_the_general_one(w_index in 0usize..6, ops in prop::collection::vec((0u64..300, any::<u64>(), any::<bool>()), 1..400)) {
+            let width = [1u32, 2, 4, 8, 16, 32][w_index];
+            let mut a = PackedArray::new("test", 300, width).unwrap();
+            let mut b = a.clone();
+            for (i, v, decrement) in ops {
+                if decrement {
+                    let old = match width {
+                        1 => a.decrement_saturating_w::<1>(i),
+                        2 => a.decrement_saturating_w::<2>(i),
+                        4 => a.decrement_saturating_w::<4>(i),
+                        8 => a.decrement_saturating_w::<8>(i),
+                        16 => a.decrement_saturating_w::<16>(i),
+                        _ => a.decrement_saturating_w::<32>(i),
+                    };
+                    prop_assert_eq!(old, b.decrement_saturating(i));
+                } else {
+                    a.set(i, v);
+                    b.set(i, v);
+                }
+                prop_assert_eq!(a.get(i), b.get(i));
+            }
         }
     }
 

@@ -411,8 +411,8 @@ pub struct FpSbf {
     k: u32,
     c: u32,
     f: u32,
+    /// `2^c − 1`: a cell's largest count, and the mask of its counter bits.
     max: u64,
-    counter_mask: u64,
     fp_mask: u64,
     l: u64,
     xi: f64,
@@ -445,8 +445,7 @@ impl FpSbf {
             k: params.k,
             c: params.c,
             f: params.f,
-            max: max_value(params.c),
-            counter_mask: max_value(params.c),
+            max,
             fp_mask: if params.f == 0 {
                 0
             } else {
@@ -494,7 +493,7 @@ impl FpSbf {
         let (mut nonzero, mut all, mut any) = (true, true, false);
         for i in 0..self.k {
             let cell = self.cells.get(dh.index(i, self.m));
-            nonzero &= cell & self.counter_mask != 0;
+            nonzero &= cell & self.max != 0;
             all &= cell >> self.c == fp;
             any |= cell >> self.c == fp;
         }
@@ -549,7 +548,7 @@ impl DuplicateFilter for FpSbf {
         for i in 0..self.k {
             let cell = self.cells.get(dh.index(i, self.m));
             let matched = cell >> self.c == fp;
-            nonzero &= cell & self.counter_mask != 0;
+            nonzero &= cell & self.max != 0;
             all &= matched;
             any |= matched;
         }
@@ -562,7 +561,7 @@ impl DuplicateFilter for FpSbf {
         for i in 0..self.k {
             let j = dh.index(i, self.m);
             let cell = self.cells.get(j);
-            self.zeros -= u64::from(cell & self.counter_mask == 0);
+            self.zeros -= u64::from(cell & self.max == 0);
             let new_fp = match self.update {
                 FingerprintUpdate::Overwrite => fp,
                 FingerprintUpdate::Xor => (cell >> self.c) ^ fp,

@@ -419,8 +419,6 @@ pub struct Swamp {
     table: Table,
     geometry: Geometry,
     window: u64,
-    f: u32,
-    slots: u64,
     /// Next buffer position to overwrite.
     cur: u64,
     /// Elements in the buffer (`W` once full).
@@ -442,7 +440,7 @@ impl Swamp {
         crate::error::words_for_bits("swamp", host_bits.unwrap_or(u64::MAX))?;
         let n = slots as usize;
         let table = if slot_bits(f, cb) == 64 {
-            Table::Narrow(vec![0u64; n].into_boxed_slice())
+            Table::Narrow(crate::raw::zeroed_words(n).into_boxed_slice())
         } else {
             Table::Wide(vec![0u128; n].into_boxed_slice())
         };
@@ -451,8 +449,6 @@ impl Swamp {
             table,
             geometry: Geometry { slots: n, cb, f },
             window: w,
-            f,
-            slots,
             cur: 0,
             filled: 0,
             distinct: 0,
@@ -478,7 +474,7 @@ impl Swamp {
 
     /// `f`, fingerprint bits.
     pub fn fingerprint_bits(&self) -> u32 {
-        self.f
+        self.geometry.f
     }
 
     /// Distinct fingerprints in the window (the paper's `Z`).
@@ -488,7 +484,7 @@ impl Swamp {
 
     #[inline(always)]
     fn fingerprint(&self, hash: u64) -> u64 {
-        rehash(hash, FP_SALT) >> (64 - self.f)
+        rehash(hash, FP_SALT) >> (64 - self.geometry.f)
     }
 
     /// The count of `hash`'s fingerprint in the window (the paper's frequency query).
@@ -548,7 +544,7 @@ impl DuplicateFilter for Swamp {
     }
 
     fn memory_bits(&self) -> u64 {
-        memory_bits(self.window, self.f).expect("checked in resolve")
+        memory_bits(self.window, self.geometry.f).expect("checked in resolve")
     }
 
     fn name(&self) -> &'static str {
@@ -558,17 +554,20 @@ impl DuplicateFilter for Swamp {
     fn params(&self) -> Vec<crate::Param> {
         vec![
             crate::Param::new("window", self.window),
-            crate::Param::new("fingerprint_bits", self.f),
-            crate::Param::new("table_slots", self.slots),
+            crate::Param::new("fingerprint_bits", self.geometry.f),
+            crate::Param::new("table_slots", self.geometry.slots as u64),
             crate::Param::new("count_bits", count_bits(self.window)),
-            crate::Param::new("fpr_bound", false_positive_bound(self.window, self.f)),
+            crate::Param::new(
+                "fpr_bound",
+                false_positive_bound(self.window, self.geometry.f),
+            ),
         ]
     }
 
     fn occupancy(&self) -> Occupancy {
         Occupancy {
             kind: OccupancyKind::FilledFraction,
-            value: self.distinct as f64 / self.slots as f64,
+            value: self.distinct as f64 / self.geometry.slots as f64,
         }
     }
 }
