@@ -68,14 +68,14 @@ pub fn run(opts: &RunOptions, registry: &Registry) -> Result<()> {
             path.display()
         );
     }
+    let est_secs = session.estimate_secs(exp, &dir);
     let time = if cost::has_unknown_len(exp) {
         format!(
-            "~{:.0} s (a replay's length is unknown: counted as {} elements)",
-            cost::run_secs(exp, session.threads),
+            "~{est_secs:.0} s (a replay's length is unknown: counted as {} elements)",
             cost::UNKNOWN_LEN
         )
     } else {
-        format!("{:.0} s", cost::run_secs(exp, session.threads))
+        format!("{est_secs:.0} s")
     };
     if !opts.quiet {
         eprintln!(
@@ -91,7 +91,7 @@ pub fn run(opts: &RunOptions, registry: &Registry) -> Result<()> {
     }
     let stopped = |e| stopped(e, &session, &dir, exp, None);
     let ran = session.execute(exp, &dir, opts.quiet).map_err(stopped)?;
-    let outcome = || session.outcome(estimate, &ran);
+    let outcome = || session.outcome(estimate, est_secs, &ran);
     let print = if opts.quiet {
         Print::Table
     } else {

@@ -6,7 +6,6 @@
 use super::ShardSpec;
 use super::assign::assign;
 use super::pipeline::{Session, gib};
-use crate::plan::cost::cells_secs;
 use crate::record::probe::{hostname, peak_rss, slurm_job};
 use crate::record::{
     CellState, CellTiming, Identity, ManifestStream, Purpose, ResultsDir, read_json, write_json,
@@ -42,6 +41,7 @@ pub struct ShardRecord {
     pub cells: Vec<usize>,
     /// Streams whose ground truth this shard computed, ascending.
     pub streams: Vec<usize>,
+    /// The shard's estimated wall time on its threads, as it printed before starting.
     pub estimated_secs: f64,
     pub estimated_peak_bytes: u64,
     pub threads: usize,
@@ -96,7 +96,7 @@ pub fn run(session: &Session, args: &PartArgs) -> Result<()> {
         return Ok(());
     }
     let streams: BTreeSet<usize> = sub.cells.iter().map(|c| c.stream).collect();
-    let est_secs = cells_secs(exp, mine);
+    let est_secs = session.estimate_secs(&sub, &dir);
     if !args.quiet {
         eprintln!(
             "dupstream: {} shard {shard} — {} of {} cells, {} of {} streams, scale {}, {} threads; estimated peak memory {:.2} GiB, estimated time {:.0} s",
@@ -108,7 +108,7 @@ pub fn run(session: &Session, args: &PartArgs) -> Result<()> {
             exp.scale,
             session.threads,
             gib(estimate),
-            est_secs / session.threads.min(mine.len().max(1)) as f64,
+            est_secs,
         );
         eprintln!("dupstream: writing part to {}", path.display());
     }
@@ -117,7 +117,7 @@ pub fn run(session: &Session, args: &PartArgs) -> Result<()> {
         .map_err(|e| super::stopped(e, session, &dir, &sub, Some(shard)))?;
     dir.write_streams(&ran.streams)?;
     dir.write_inputs(exp)?;
-    let outcome = session.outcome(estimate, &ran);
+    let outcome = session.outcome(estimate, est_secs, &ran);
     let record = ShardRecord {
         id: session.id.clone(),
         scale: exp.scale,

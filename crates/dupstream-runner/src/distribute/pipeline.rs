@@ -117,6 +117,27 @@ impl Session {
         Ok(estimate)
     }
 
+    /// The estimated wall time of running the cells of `cells` (the experiment or a shard of
+    /// it) not yet done in `dir` on this session's threads ([`cost::run_secs`]): a resumed run
+    /// is estimated for what it has left.
+    pub fn estimate_secs(&self, cells: &Experiment, dir: &ResultsDir) -> f64 {
+        let pending: Vec<usize> = match dir.digest() {
+            Some(digest) => cells
+                .cells
+                .iter()
+                .filter(|c| {
+                    !matches!(
+                        dir.cell_state(c.index, digest, cells.scale),
+                        crate::record::CellState::Done(_)
+                    )
+                })
+                .map(|c| c.index)
+                .collect(),
+            None => cells.cells.iter().map(|c| c.index).collect(),
+        };
+        cost::run_secs(&cells.restrict(&pending), self.threads)
+    }
+
     /// Runs the cells of `cells` (the experiment or a shard of it) not yet done in `dir`.
     pub fn execute(&self, cells: &Experiment, dir: &ResultsDir, quiet: bool) -> Result<Executed> {
         let progress = Progress::new(cells.total_elements().unwrap_or(0), quiet);
@@ -129,12 +150,18 @@ impl Session {
     }
 
     /// What this session measured, for the manifest.
-    pub fn outcome(&self, estimated_peak_bytes: u64, ran: &Executed) -> Outcome {
+    pub fn outcome(
+        &self,
+        estimated_peak_bytes: u64,
+        estimated_secs: f64,
+        ran: &Executed,
+    ) -> Outcome {
         Outcome {
             machine: self.machine.clone(),
             threads: self.threads,
             started_unix: self.started_unix,
             wall_secs: self.started.elapsed().as_secs_f64(),
+            estimated_secs,
             peak_rss_bytes: peak_rss(),
             estimated_peak_bytes,
             streams: ran.streams.iter().map(ManifestStream::of).collect(),
@@ -189,26 +216,58 @@ pub fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }
 
-/// Per-cell wall time and the total, on stderr.
+/// Per-cell wall time beside the cost model's estimate, and the total, on stderr.
 fn summary(m: &Manifest) {
     eprintln!(
-        "\n{:>5}  {:<32} {:>10} {:>12}",
-        "cell", "structure", "wall (s)", "ns/element"
+        "\n{:>5}  {:<32} {:>10} {:>12} {:>12}",
+        "cell", "structure", "wall (s)", "ns/element", "estimated"
     );
     for t in &m.cells {
         eprintln!(
-            "{:>5}  {:<32} {:>10.2} {:>12.2}{}",
+            "{:>5}  {:<32} {:>10.2} {:>12.2} {:>12}{}",
             t.cell,
             t.label,
             t.wall_secs,
             t.ns_per_element,
+            t.estimated_ns_per_element()
+                .map_or("-".into(), |e| format!("{e:.2}")),
             if t.resumed { "  (resumed)" } else { "" }
         );
     }
     eprintln!(
-        "total wall time {:.1} s, peak memory {}",
+        "total wall time {:.1} s (estimated {:.0} s), peak memory {}",
         m.wall_secs_total,
+        m.estimated_secs,
         m.peak_rss_bytes
             .map_or("unknown".into(), |b| format!("{:.2} GiB", gib(b)))
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXP: &str = "name = \"estimate\"\ndescription = \"d\"\n[stream]\nkind = \"uniform\"\nn = 20000\ndistinct_fraction = 0.5\n[grid]\nmemory = [\"8KB\", \"64KB\"]\n[[algorithm]]\nname = \"bloom\"\nk = 2\n[[algorithm]]\nname = \"sbf\"\np = 4\n";
+
+    /// A resumed run is estimated for the cells it has left, not for the whole experiment.
+    #[test]
+    fn a_resumed_run_is_estimated_for_the_cells_it_has_left() {
+        let root = std::env::temp_dir().join(format!("dupstream-estimate-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let file = root.join("estimate.toml");
+        std::fs::write(&file, EXP).unwrap();
+        let session = Session::open(&file, None, Some(1), &Registry::builtin()).unwrap();
+        let exp = &session.exp;
+        assert_eq!(exp.cells.len(), 4);
+        let dir = ResultsDir::open(&root.join("out"), &session.digest).unwrap();
+        let all = session.estimate_secs(exp, &dir);
+        assert_eq!(all, cost::run_secs(exp, 1));
+        // Finish cells 0 and 2; the estimate is then the other two's.
+        session.execute(&exp.restrict(&[0, 2]), &dir, true).unwrap();
+        let left = session.estimate_secs(exp, &dir);
+        assert_eq!(left, cost::run_secs(&exp.restrict(&[1, 3]), 1));
+        assert!(left < all, "{left} vs {all}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }

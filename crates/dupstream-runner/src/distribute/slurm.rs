@@ -7,7 +7,7 @@
 use super::assign::assign;
 use super::part::SHARD_FILE;
 use super::sh;
-use crate::plan::cost::{cells_peak_bytes, cells_secs};
+use crate::plan::cost::{cells_peak_bytes, run_secs};
 use crate::plan::{Experiment, Registry};
 use crate::record::files::write_executable;
 use crate::record::probe::git_revision;
@@ -345,7 +345,7 @@ fn split(exp: &Experiment, n: usize, cpus: usize, fixed_mem: Option<u64>) -> Spl
             );
         }
         mems.push(req);
-        secs.push(cells_secs(exp, cells) / cpus.min(cells.len().max(1)) as f64);
+        secs.push(run_secs(&exp.restrict(cells), cpus));
     }
     Split { plan, mems, secs }
 }

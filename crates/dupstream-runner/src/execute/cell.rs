@@ -130,6 +130,7 @@ pub fn run(
         elements: n,
         wall_secs: wall,
         ns_per_element: wall * 1e9 / n.max(1) as f64,
+        estimated_secs: Some(crate::plan::cost::cell_secs(exp, cell)),
         resumed: false,
     };
     Ok((rows, timing))

@@ -604,6 +604,7 @@ mod tests {
             elements: 10,
             wall_secs: 1.0,
             ns_per_element: 2.0,
+            estimated_secs: None,
             resumed: false,
         };
         let row = crate::record::rows::test_row("exact", 0, 0.0, 0.0);

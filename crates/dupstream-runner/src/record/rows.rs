@@ -249,7 +249,19 @@ pub struct CellTiming {
     pub elements: u64,
     pub wall_secs: f64,
     pub ns_per_element: f64,
+    /// The cost model's single-thread estimate of the cell (`plan::cost::cell_secs`), in
+    /// seconds; absent from the records of versions that did not write it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_secs: Option<f64>,
     pub resumed: bool,
+}
+
+impl CellTiming {
+    /// The estimate per element, in nanoseconds.
+    pub fn estimated_ns_per_element(&self) -> Option<f64> {
+        self.estimated_secs
+            .map(|s| s * 1e9 / self.elements.max(1) as f64)
+    }
 }
 
 /// A `streams.csv` row of a uniform stream, for unit tests.

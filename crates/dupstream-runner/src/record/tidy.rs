@@ -71,6 +71,9 @@ pub struct CellRow {
     pub fnr: Option<f64>,
     pub ns_per_element: f64,
     pub wall_secs: f64,
+    /// The cost model's single-thread estimate per element (empty when the cell's record has
+    /// none).
+    pub estimated_ns_per_element: Option<f64>,
 }
 
 /// The rows of `cells.csv`: each measured cell's last row with its timing (cells without a
@@ -100,6 +103,7 @@ pub fn cell_rows(rows: &[RawRow], timings: &[CellTiming]) -> Vec<CellRow> {
                 fnr: r.fnr,
                 ns_per_element: t.ns_per_element,
                 wall_secs: t.wall_secs,
+                estimated_ns_per_element: t.estimated_ns_per_element(),
             })
         })
         .collect()
@@ -270,18 +274,20 @@ mod tests {
             elements: 1000,
             wall_secs: 2.0,
             ns_per_element: 2e6,
+            estimated_secs: Some(1.0),
             resumed: false,
         };
         let rows = cell_rows(&[first, last, untimed], &[t]);
         assert_eq!(rows.len(), 1);
         assert_eq!((rows[0].position, rows[0].fpr), (1000, Some(0.1)));
         assert_eq!(rows[0].ns_per_element, 2e6);
+        assert_eq!(rows[0].estimated_ns_per_element, Some(1e6));
         let text = String::from_utf8(cells_csv_bytes(&rows).unwrap()).unwrap();
         assert!(
             text.lines()
                 .next()
                 .unwrap()
-                .ends_with(",wall_secs,param_fps"),
+                .ends_with(",wall_secs,estimated_ns_per_element,param_fps"),
             "{text}"
         );
     }
