@@ -51,14 +51,21 @@
 //! consumes the oldest group and draws a replacement. The draws therefore happen in one fixed
 //! order whatever the calling pattern, so [`DuplicateFilter::step`] and the overridden
 //! [`DuplicateFilter::step_batch`] give identical verdicts, while `step_batch` can prefetch the
-//! decrement cells of an element `min(PREFETCH_DISTANCE, R − 1)` elements ahead. The ring, like
+//! decrement cells of an element `min(AHEAD, R − 1)` elements ahead. The ring, like
 //! the generator, is random-number state, not filter state, and is not charged to the budget.
 
 use crate::bits::PackedArray;
 use crate::error::{Error, Result, ensure};
 use crate::hash::{DoubleHash, reduce};
 use crate::rng::{FilterRng, Rng, filter_rng};
-use crate::{DuplicateFilter, Occupancy, OccupancyKind, PREFETCH_DISTANCE};
+use crate::{DuplicateFilter, Occupancy, OccupancyKind};
+
+/// How many elements ahead `step_batch` prefetches (the crate's
+/// [`PREFETCH_DISTANCE`](crate::PREFETCH_DISTANCE) is for structures with less work per
+/// element). With `K + P` cells and `P` draws per element, 16 elements ahead already cover a
+/// miss: in the runner at 128 MB, 16 ahead took 42.6 ns per element, 24 ahead 42.8, 32 ahead
+/// 44.4 (Max 1, K 2, P 4; uniform stream, 85 % duplicates).
+const AHEAD: usize = 16;
 
 pub use crate::theory::{fp_bound, p_for_fps, stable_zero_fraction};
 
@@ -583,18 +590,18 @@ impl DuplicateFilter for StableBloomFilter {
     }
 
     /// As the default, and also prefetches the pre-drawn decrement cells of the element
-    /// `min(PREFETCH_DISTANCE, R − 1)` ahead. Verdicts are identical to [`Self::step`].
+    /// `min(AHEAD, R − 1)` ahead. Verdicts are identical to [`Self::step`].
     fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
         assert!(out.len() >= hashes.len(), "output buffer too short");
-        let group_ahead = PREFETCH_DISTANCE.min(self.ring_mask);
-        for (i, &h) in hashes.iter().take(PREFETCH_DISTANCE).enumerate() {
+        let group_ahead = AHEAD.min(self.ring_mask);
+        for (i, &h) in hashes.iter().take(AHEAD).enumerate() {
             self.prefetch(h);
             if i < group_ahead {
                 self.prefetch_group(i);
             }
         }
         for (i, &h) in hashes.iter().enumerate() {
-            if let Some(&ahead) = hashes.get(i + PREFETCH_DISTANCE) {
+            if let Some(&ahead) = hashes.get(i + AHEAD) {
                 self.prefetch(ahead);
             }
             if group_ahead > 0 && i + group_ahead < hashes.len() {
