@@ -53,7 +53,7 @@
 //!   it (linked, up to 2^17 cells), larger ones one cell per byte (up to 2^19; `Table`): the
 //!   same state and verdicts, a shorter chain per relocation.
 //! - **Periodic walks.** In a small `b = 1` table a failed walk's 500 kicks repeat a period of
-//!   a few dozen to a few hundred kicks; only the period and the remainder are run ([`relocate_periodic`]), with the
+//!   a few dozen to a few hundred kicks; only the period and the remainder are run (`relocate_periodic`), with the
 //!   same table and verdicts. [`StreamingCuckoo::kicks`] still counts 500.
 //! - **§6.1 values.** "cells containing 1 element of 3 bits each": `b = 1`, `f = 3`.
 
@@ -225,7 +225,7 @@ pub fn saturation_load(b: u32) -> f64 {
 }
 
 /// The fraction of a failed walk's `max_num_kicks` relocations that are executed: 1 unless the
-/// walk looks for its period ([`relocate_periodic`]: `b = 1`, a linked table of at most
+/// walk looks for its period (`relocate_periodic`: `b = 1`, a linked table of at most
 /// [`PERIODIC_MAX_BUCKETS`] buckets), for the time estimate.
 ///
 /// The model: a saturated table's walk follows a random mapping of its `n_b` buckets from each
@@ -328,14 +328,14 @@ pub struct StreamingCuckoo {
     rng: FilterRng,
     alt: Alt,
     /// The fingerprints as they stood at a relocation walk's [`PERIOD_START`]th kick, for
-    /// [`relocate_periodic`]; empty when the table is not a small linked table.
+    /// `relocate_periodic`; empty when the table is not a small linked table.
     snapshot: Vec<u8>,
 }
 
 /// Largest `f` whose `c(fp)` values are tabulated (`2^f` words).
 const ALT_TABLE_MAX_F: u32 = 10;
 
-/// Most cells stored one per byte (see [`Table`]): 512 KiB of host memory, a core's L2 cache
+/// Most cells stored one per byte (see `Table`): 512 KiB of host memory, a core's L2 cache
 /// on the machine measured. Beyond it the packed table's smaller footprint wins: with the byte
 /// layout up to 2^26 cells, the roofline measured 71 ns per relocation at 8 MiB of state (a
 /// 22 MB byte table) against 19 and 22 ns packed (the calibrations before and after), while
@@ -394,7 +394,7 @@ impl Alt {
     }
 }
 
-/// Most cells stored linked (see [`Table`]): 5 bytes of host memory per cell, 640 KiB. On
+/// Most cells stored linked (see `Table`): 5 bytes of host memory per cell, 640 KiB. On
 /// the machine measured (1 MiB of L2 per core), a saturated filter's element took, bytes over
 /// linked, 2.3× at 3,333 cells, 1.64× at 33,333, 1.26× at 2^17, 1.06× at 2^18 and 0.92× at
 /// 333,333 (the QHT paper's 10^6 bits).
@@ -501,7 +501,7 @@ impl Walk for Linked {
     }
 }
 
-/// A table's host layout ([`Table`]).
+/// A table's host layout (`Table`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Layout {
     Packed,
@@ -597,7 +597,7 @@ fn relocate<W: Walk + ?Sized>(
     None
 }
 
-/// Kicks a walk makes before [`relocate_periodic`] snapshots the table: most walks of a
+/// Kicks a walk makes before `relocate_periodic` snapshots the table: most walks of a
 /// filter short of saturation end sooner, and pay no copy.
 const PERIOD_START: u32 = 16;
 
@@ -722,7 +722,7 @@ impl StreamingCuckoo {
     }
 
     /// Relocations executed: [`Self::kicks`] less those a periodic walk skipped
-    /// ([`relocate_periodic`]); what the insertions cost.
+    /// (`relocate_periodic`); what the insertions cost.
     pub fn walked_kicks(&self) -> u64 {
         self.kicks - self.skipped
     }
@@ -895,7 +895,7 @@ crate::structure::impl_structure!(StreamingCuckoo {
     memory_bits_for: memory_bits_for,
 }
 
-    /// The table in its host layout ([`Table`]: 5 bytes per cell for small `b = 1` tables, one
+    /// The table in its host layout (`Table`: 5 bytes per cell for small `b = 1` tables, one
     /// byte for larger ones), the copy a periodic walk compares with, and the tabulated
     /// alternate-bucket offsets.
     fn heap_bytes_estimate(params: &CuckooParams, budget_bits: u64, _distinct_hint: u64) -> u64 {

@@ -374,7 +374,7 @@ impl ReplayStream {
         })
     }
 
-    /// Reads element times as well, for [`TimedStream::fill_timed`]: the bracketed date of a
+    /// Reads element times as well, for [`TimedStream::fill_timed`](crate::time::TimedStream::fill_timed): the bracketed date of a
     /// `clf` line (Unix seconds, UTC; `time_column` must be `None`), or the field
     /// `time_column` (a header name or 0-based index) of a `csv`/`tsv` line, in seconds. A line
     /// whose time does not parse is malformed (handled by the bad-line policy). A time earlier

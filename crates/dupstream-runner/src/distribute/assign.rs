@@ -133,7 +133,7 @@ fn items(exp: &Experiment, shards: usize, fineness: Option<f64>) -> Vec<Item> {
 
 /// Splits the cells into `shards` shards; returns each shard's cell indices, ascending.
 ///
-/// Cost of a shard: its cells' [`cell_cost`] plus the [`truth_cost`] of each stream it has
+/// Cost of a shard: its cells' [`cell_secs`] plus the [`truth_secs`] of each stream it has
 /// cells of. Four greedy longest-processing-time splits are tried: cell by cell, and with
 /// each stream's cells grouped into about 1, 2 or 4 groups per average shard's work (so
 /// fewer shards pay a stream's ground truth); the one with the smallest largest load wins

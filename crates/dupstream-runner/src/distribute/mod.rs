@@ -1,6 +1,6 @@
 //! Stage 5, distribution: every way a run is carried out. [`pipeline`] is the one open →
 //! execute → finish path; [`run`] takes it on one machine; sweeps that outgrow one machine
-//! are split into shards ([`assign`]), each run as a part ([`part`]), and merged into the
+//! are split into shards ([`assign`](mod@assign)), each run as a part ([`part`]), and merged into the
 //! results a single run gives, byte for byte ([`merge`]); [`slurm`] writes the job scripts
 //! that do all that on a cluster.
 

@@ -33,6 +33,8 @@ Examples:
 Memory per task is dupstream's own peak estimate for the shard's cells (plus 20 % and 256 MiB),
 unless --mem is given.";
 
+// The field docs are clap's help text, where `<DIR>` is the usual notation, not HTML.
+#[allow(rustdoc::invalid_html_tags)]
 #[derive(Debug, clap::Args)]
 pub struct SlurmArgs {
     /// The experiment file (TOML).

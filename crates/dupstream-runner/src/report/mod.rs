@@ -33,7 +33,7 @@ pub fn write(exp: &Experiment, dir: &ResultsDir, rows: &[RawRow]) -> Result<Stri
     write_with(exp, dir, rows, &ns)
 }
 
-/// [`write`] for a run being finished, whose cell timings are `timings`.
+/// [`write`](fn@write) for a run being finished, whose cell timings are `timings`.
 pub fn write_timed(
     exp: &Experiment,
     dir: &ResultsDir,

@@ -1,6 +1,6 @@
 //! Charts in the style of the papers' figures, drawn from `raw.csv` (so `dupstream plot`
 //! re-draws them without recomputing). Each chart kind ([`ChartKind`]) is a function from
-//! rows to panels in its own file; [`render`] draws panels as SVG and 300 dpi PNG.
+//! rows to panels in its own file; [`render`](mod@render) draws panels as SVG and 300 dpi PNG.
 //!
 //! - `rates_vs_length`, `occupancy_vs_length` ([`length`]): against stream length, one chart
 //!   per memory size (overlaid in one chart when the run has one structure);
