@@ -2,9 +2,10 @@
 //! (`benches/roofline.rs`, `just roofline`), for a runner's time estimate.
 //!
 //! The model: a structure that touches `L` random cells per element
-//! ([`cells_per_element`]) takes `ratio × (base_ns + cell_ns · L)` ns per element, where
-//! `base_ns + cell_ns · L` is the limit loop of the roofline benchmark (generate a key, hash
-//! it, test-and-set `L` random bits, prefetched) at the structure's memory size, and `ratio` is
+//! ([`cells_per_element`]) takes `ratio × limit(L)` ns per element, where `limit(L)` is the
+//! limit loop of the roofline benchmark (generate a key, hash it, test-and-set `L` random
+//! bits, prefetched) at the structure's memory size, as measured at each `L` the benchmark ran
+//! and linear in `L` between them ([`CalibrationLevel::limit`]), and `ratio` is
 //! the structure's measured ns per element over that loop's ([`ratio`]; the row is chosen by
 //! [`row_name`]). Both are measured at 64 Kbit, 1 Mbit, 8 MiB, 64 MB and 512 MB ([`LEVELS`]);
 //! other sizes interpolate linearly in `log(bits)` and clamp at the ends. The saturated streaming cuckoo
@@ -22,15 +23,18 @@
 
 use crate::spec::FilterSpec;
 
-/// The limit loop at one memory size: `base_ns + cell_ns · L` ns per element for `L` cells.
+/// The limit loop at one memory size.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CalibrationLevel {
     /// The memory size, in bits.
     pub memory_bits: u64,
-    /// ns per element that do not depend on `L`: key generation, hashing, the loop.
-    pub base_ns: f64,
-    /// ns per random cell tested and set (prefetched).
-    pub cell_ns: f64,
+    /// `(L, ns per element)` of the limit loop with `L` random cells tested and set
+    /// (prefetched), at each `L` the benchmark ran (the median over its rows with that `L`),
+    /// `L` increasing. Between them the time is linear in `L`, beyond the last it goes on with
+    /// the last segment's slope. (Out of cache the time is far from one line in `L`: at 512 MB
+    /// a few cells overlap their misses, forty saturate the memory system, and a least-squares
+    /// line through all of them priced `L = 4` at 1.5 times its measured time.)
+    pub limit: &'static [(f64, f64)],
     /// ns per cache line cleared in sequence (a memset; the APBF's slice reset,
     /// [`cleared_lines_per_element`]).
     pub line_ns: f64,
@@ -157,8 +161,27 @@ pub fn cleared_lines_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
 /// The limit loop's ns per element for `cells` cells at `budget_bits` (interpolated in
 /// `log(bits)` between [`LEVELS`], clamped at the ends).
 pub fn limit_ns_per_element(budget_bits: u64, cells: f64) -> f64 {
-    let at = |l: &CalibrationLevel| l.base_ns + l.cell_ns * cells;
-    interpolate(budget_bits, |i| at(&LEVELS[i]))
+    interpolate(budget_bits, |i| limit_at(LEVELS[i].limit, cells))
+}
+
+/// The limit loop's time at `cells` cells from its measured points (`(L, ns)`, `L` increasing,
+/// not empty): linear between two points, the last segment's slope beyond the last point, the
+/// first point's time scaled by `cells / L` below it.
+pub fn limit_at(points: &[(f64, f64)], cells: f64) -> f64 {
+    let (l0, t0) = points[0];
+    if cells <= l0 {
+        return t0 * cells / l0;
+    }
+    for w in points.windows(2) {
+        let ((a, ta), (b, tb)) = (w[0], w[1]);
+        if cells <= b {
+            return ta + (tb - ta) * (cells - a) / (b - a);
+        }
+    }
+    match points {
+        [.., (a, ta), (b, tb)] => tb + (tb - ta) / (b - a) * (cells - b),
+        _ => t0 * cells / l0,
+    }
 }
 
 /// Interpolates a per-level quantity in `log(bits)` between [`LEVELS`].
@@ -326,6 +349,22 @@ mod tests {
     }
 
     #[test]
+    fn the_limit_is_linear_between_its_points_and_extrapolated_beyond() {
+        let points = [(1.0, 8.0), (2.0, 10.0), (4.0, 18.0), (40.0, 288.0)];
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        for &(l, ns) in &points {
+            assert!(close(limit_at(&points, l), ns));
+        }
+        assert!(close(limit_at(&points, 3.0), 14.0));
+        assert!(close(limit_at(&points, 22.0), 153.0));
+        // Beyond the last point, the last segment's slope (7.5 ns per cell).
+        assert!(close(limit_at(&points, 48.0), 348.0));
+        // Below the first, proportional.
+        assert!(close(limit_at(&points, 0.5), 4.0));
+        assert!(close(limit_at(&[(2.0, 10.0)], 5.0), 25.0));
+    }
+
+    #[test]
     fn interpolation_is_linear_in_log_bits_and_clamps_at_the_ends() {
         let at = [1 << 20, 1 << 26, 1 << 32];
         let v = [10.0, 40.0, 100.0];
@@ -352,8 +391,12 @@ mod tests {
         for (i, l) in LEVELS.iter().enumerate() {
             assert!(close(
                 limit_ns_per_element(l.memory_bits, 6.0),
-                l.base_ns + 6.0 * l.cell_ns
+                limit_at(l.limit, 6.0)
             ));
+            // At an `L` the benchmark ran, the time it measured.
+            for &(cells, ns) in l.limit {
+                assert!(close(limit_ns_per_element(l.memory_bits, cells), ns));
+            }
             let bloom = RATIOS
                 .iter()
                 .find(|r| r.name == "bloom")
@@ -366,7 +409,7 @@ mod tests {
         // Half way between the first two levels in log(bits): the mean of their limit loops.
         let (a, b) = (LEVELS[0], LEVELS[1]);
         let mid = ((a.memory_bits as f64).ln() + (b.memory_bits as f64).ln()) / 2.0;
-        let expected = (a.base_ns + 2.0 * a.cell_ns + b.base_ns + 2.0 * b.cell_ns) / 2.0;
+        let expected = (limit_at(a.limit, 2.0) + limit_at(b.limit, 2.0)) / 2.0;
         assert!((limit_ns_per_element(mid.exp().round() as u64, 2.0) - expected).abs() < 1e-4);
         assert_eq!(ratio("no_such_row", 1 << 20), None);
     }
@@ -386,7 +429,7 @@ mod tests {
         // Max 1, K 2, P 10: 12 cells at the row's ratio (benchmarked at P 4).
         let spec = FilterSpec::Sbf(crate::sbf::SbfParams::new(1, 2, 10));
         assert_eq!(row_name(&spec), "sbf");
-        let expected = sbf * (l.base_ns + 12.0 * l.cell_ns) - FILL_NS;
+        let expected = sbf * limit_at(l.limit, 12.0) - FILL_NS;
         assert!((step_ns(&spec, l.memory_bits, 1 << 20, 1 << 20) - expected).abs() < 1e-9);
     }
 
@@ -409,7 +452,7 @@ mod tests {
                 k: 3,
                 ..Default::default()
             });
-            let expected = at(6.0) * (l.base_ns + 6.0 * l.cell_ns);
+            let expected = at(6.0) * limit_at(l.limit, 6.0);
             assert!(close(
                 ns_per_element(&spec, l.memory_bits).unwrap(),
                 expected
@@ -451,7 +494,7 @@ mod tests {
                 .find(|r| r.name == "bloom")
                 .expect("bloom row")
                 .ratio[i];
-            let unit = (bloom * (l.base_ns + 2.0 * l.cell_ns) - FILL_NS).max(0.0);
+            let unit = (bloom * limit_at(l.limit, 2.0) - FILL_NS).max(0.0);
             assert!((bloom_step_ns(l.memory_bits) - unit).abs() < 1e-9);
             // `Exact::RELATIVE_COST` is 4 Bloom steps.
             let got = step_ns(&exact, l.memory_bits, 1 << 20, 1 << 20);

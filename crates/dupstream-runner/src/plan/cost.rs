@@ -227,12 +227,12 @@ mod tests {
         (a - b).abs() <= 1e-9 * b.abs().max(1e-9)
     }
 
-    /// A k=2 Bloom filter's step by hand from the filters crate's table: `ratio × (base +
-    /// 2 cells) − FILL_NS`, each of ratio and limit loop interpolated between two levels at
+    /// A k=2 Bloom filter's step by hand from the filters crate's table: `ratio × limit(2
+    /// cells) − FILL_NS`, each of ratio and limit loop interpolated between two levels at
     /// fraction `t` of the way in `log(bits)`.
     fn bloom_by_hand(level: usize, t: f64) -> f64 {
         let r = RATIOS.iter().find(|r| r.name == "bloom").unwrap().ratio;
-        let lim = |i: usize| LEVELS[i].base_ns + 2.0 * LEVELS[i].cell_ns;
+        let lim = |i: usize| dupstream_filters::calibration::limit_at(LEVELS[i].limit, 2.0);
         let next = (level + 1).min(LEVELS.len() - 1);
         let ratio = r[level] * (1.0 - t) + r[next] * t;
         let limit = lim(level) * (1.0 - t) + lim(next) * t;
