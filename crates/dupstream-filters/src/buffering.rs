@@ -33,7 +33,7 @@
 //!   collisions of 32-bit entries.
 //! - **LRU.** The paper used "a double linked list"; here the list lives in a slab (`Vec` of
 //!   nodes with `u32` prev/next indices), so there is no allocation per element once the buffer
-//!   is full. The slab and the map grow on demand up to the capacity, so a large budget does
+//!   is full. The slab and its index grow on demand up to the capacity, so a large budget does
 //!   not allocate up front.
 
 use crate::error::{Error, Result, ensure, words_for_bits};
@@ -444,6 +444,12 @@ impl Lru {
             return true;
         }
         let i = if self.nodes.len() < self.capacity as usize {
+            if self.nodes.len() == self.nodes.capacity() {
+                // Doubling, but never past the capacity: a full slab holds no spare nodes.
+                let len = self.nodes.len();
+                self.nodes
+                    .reserve_exact(len.max(1).min(self.capacity as usize - len));
+            }
             self.nodes.push(Node {
                 key,
                 prev: NIL,
@@ -506,8 +512,12 @@ impl Lru {
     fn prefetch_links(&self, key: u64) {
         if let Some(n) = self.index.peek(key) {
             if let Some(node) = self.nodes.get(n as usize) {
-                crate::raw::prefetch(self.nodes.as_ptr().wrapping_add(node.prev as usize));
-                crate::raw::prefetch(self.nodes.as_ptr().wrapping_add(node.next as usize));
+                // The head's `prev` and the tail's `next` are `NIL`: no node to fetch.
+                for link in [node.prev, node.next] {
+                    if link != NIL {
+                        crate::raw::prefetch(self.nodes.as_ptr().wrapping_add(link as usize));
+                    }
+                }
             }
         }
     }
@@ -577,7 +587,8 @@ impl Lru {
 
 /// The buffer entry of a key hash, as a well-mixed `u64` map key: the hash itself for 64-bit
 /// entries; a bijective mix of the 32-bit fingerprint for 32-bit entries (the mix only spreads
-/// the 32 bits over the word for the identity-hashed map; equal fingerprints stay equal).
+/// the 32 bits over the word, since the index places a key by its bits; equal fingerprints stay
+/// equal).
 #[inline(always)]
 fn entry_key(hash: u64, entry_bits: u32) -> u64 {
     if entry_bits == 64 {
@@ -806,10 +817,12 @@ impl DuplicateFilter for FpBuffering {
     }
 }
 
-/// Heap bytes of an LRU buffer: at most 48 per entry, the slab node (16: the key and two
-/// links) and the index (8-byte slots, at least a quarter of them used, so at most 32).
+/// Heap bytes of an LRU buffer at its peak: at most 64 per entry of its capacity. The slab
+/// node is 16 (the key and two links; the slab doubles but never past the capacity). The index
+/// has 8 bytes per slot and at most four slots per entry (it doubles when more than half full),
+/// so 32 per entry; while it doubles the old table (16) and the new one (32) are both alive.
 fn lru_heap_bytes(budget_bits: u64, entry_bits: u32) -> u64 {
-    budget_bits / u64::from(entry_bits) * 48 + 4096
+    budget_bits / u64::from(entry_bits) * 64 + 4096
 }
 
 /// Both buffers: the same cost and the same uncharged index.
@@ -927,6 +940,83 @@ mod tests {
             let used: usize = index.groups.iter().map(|g| (g.tags & MSB).count_ones() as usize).sum();
             prop_assert_eq!(used + index.stash.len(), model.len());
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// The LRU with keys crowded into two group patterns (bits 7.. from `0..2`), so that
+        /// evictions and hits reach keys in the stash, in `step` and in the batched step alike:
+        /// verdicts and recency order as the naive model's.
+        #[test]
+        fn lru_with_crowded_keys_matches_the_naive_model(
+            keys in prop::collection::vec((0u64..2, 0u64..128), 1..1500),
+            cap in 1u32..40,
+            batched: bool,
+        ) {
+            let mut lru = Lru::new(cap);
+            let mut model = ModelLru { q: VecDeque::new(), cap: cap as usize };
+            let keys: Vec<u64> = keys.into_iter().map(|(x, lo)| (x << 7) | lo).collect();
+            let mut stashed = false;
+            if batched {
+                let mut out = vec![false; keys.len()];
+                lru.step_batch_with::<true>(|k| k, &keys, &mut out, |lru, key| lru.access(key));
+                for (&key, &got) in keys.iter().zip(&out) {
+                    prop_assert_eq!(got, model.access(key));
+                }
+            } else {
+                for &key in &keys {
+                    prop_assert_eq!(lru.access(key), model.access(key));
+                    stashed |= !lru.index.stash.is_empty();
+                }
+            }
+            prop_assert_eq!(lru.keys_mru(), model.q.iter().copied().collect::<Vec<_>>());
+            prop_assert_eq!(lru.index.len(), lru.len());
+            // Every entry once: the groups' used slots and the stash hold exactly the nodes.
+            let used: usize =
+                lru.index.groups.iter().map(|g| (g.tags & MSB).count_ones() as usize).sum();
+            prop_assert_eq!(used + lru.index.stash.len(), lru.len());
+            prop_assert!(lru.nodes.capacity() <= cap as usize, "slab past the capacity");
+            // More than 16 keys held in two groups: some were stashed.
+            prop_assert!(batched || model.q.len() <= 16 || stashed);
+        }
+    }
+
+    /// With uniform keys (hashes) at the LRU's load, the second choice keeps the stash nearly
+    /// empty: a key goes to its emptier group, and both of a key's groups are full with
+    /// probability well below 10^-4 at half load. Were both choices the same group, about 5 %
+    /// of the keys (a Poisson(4) group count of 8 or more) would be stashed, thousands here.
+    #[test]
+    fn uniform_keys_almost_never_reach_the_stash() {
+        let entries = 1 << 16;
+        let mut index = Index::for_entries(entries);
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut order = VecDeque::new();
+        let mut most_stashed = 0;
+        for i in 0..1_000_000u64 {
+            let key = hash_key(i, 5);
+            let n = if nodes.len() < entries {
+                nodes.push(Node {
+                    key,
+                    prev: NIL,
+                    next: NIL,
+                });
+                (nodes.len() - 1) as u32
+            } else {
+                // Churn: the oldest key leaves, the new one takes its node.
+                let n = order.pop_front().expect("full");
+                index.remove(nodes[n as usize].key, n);
+                nodes[n as usize].key = key;
+                n
+            };
+            index.insert(key, n, &nodes);
+            order.push_back(n);
+            most_stashed = most_stashed.max(index.stash.len());
+            if i % 4096 == 0 {
+                assert_eq!(index.get(key, &nodes), Some(n));
+            }
+        }
+        assert!(most_stashed <= 8, "stash reached {most_stashed} entries");
+        assert_eq!(index.len(), entries);
     }
 
     #[test]

@@ -50,8 +50,28 @@ pub struct RatioRow {
     /// The cells the benchmarked parameter set touches per element ([`cells_per_element`] at
     /// 1 Mbit).
     pub cells: f64,
-    /// The ratio at each size of [`LEVELS`].
+    /// The ratio at each size of [`LEVELS`], on a stream with a fraction [`DUP_LOW`] of
+    /// duplicates.
     pub ratio: &'static [f64],
+    /// The same with a fraction [`DUP_HIGH`] of duplicates.
+    pub ratio_dup: &'static [f64],
+}
+
+/// The fraction of duplicates in the roofline benchmark's first stream (stationary: every
+/// element is a duplicate with this probability, its predecessor at a random distance).
+pub const DUP_LOW: f64 = 0.5;
+/// The fraction of duplicates in the benchmark's second stream. A structure's time is a mix of
+/// its time on a duplicate and on a new key, so its ratio is linear in the fraction of
+/// duplicates ([`ratio_at_dup`]); the two streams give the line.
+pub const DUP_HIGH: f64 = 0.9;
+
+/// A row's ratio on a stream with a fraction `dup` of duplicates, from its ratios `low` at
+/// [`DUP_LOW`] and `high` at [`DUP_HIGH`]: linear in `dup` (clamped to `[0, 1]`), and beyond
+/// the two, never below zero. The fraction is the ground truth's; a structure's own verdicts,
+/// which decide what it does, can differ from it (an SBF forgets, a Bloom filter fills).
+pub fn ratio_at_dup(low: f64, high: f64, dup: f64) -> f64 {
+    let t = (dup.clamp(0.0, 1.0) - DUP_LOW) / (DUP_HIGH - DUP_LOW);
+    (low + (high - low) * t).max(0.0)
 }
 
 /// The generated table (`just roofline`), in a module of its own so that one `allow` covers it:
@@ -233,25 +253,36 @@ pub fn row_name(spec: &FilterSpec) -> &'static str {
 }
 
 /// The measured ratio of row `row` of [`RATIOS`] at `budget_bits` (interpolated like
-/// [`limit_ns_per_element`]); `None` for a row the benchmark did not run.
-pub fn ratio(row: &str, budget_bits: u64) -> Option<f64> {
+/// [`limit_ns_per_element`]) on a stream with a fraction `dup` of duplicates
+/// ([`ratio_at_dup`]); `None` for a row the benchmark did not run.
+pub fn ratio(row: &str, budget_bits: u64, dup: f64) -> Option<f64> {
     RATIOS
         .iter()
         .find(|r| r.name == row)
-        .map(|r| interpolate(budget_bits, |i| r.ratio[i]))
+        .map(|r| row_ratio(r, budget_bits, dup))
+}
+
+/// Row `r`'s ratio at `budget_bits` and duplicate fraction `dup`.
+fn row_ratio(r: &RatioRow, budget_bits: u64, dup: f64) -> f64 {
+    ratio_at_dup(
+        interpolate(budget_bits, |i| r.ratio[i]),
+        interpolate(budget_bits, |i| r.ratio_dup[i]),
+        dup,
+    )
 }
 
 /// The ratio for a structure priced by row `row` that touches `cells` cells per element: a
 /// structure benchmarked at several parameter sets (rows `row`, `row/…`, e.g. `bsbf` at
 /// `k = 2` and `bsbf/k4`) has its ratio interpolated linearly in the cells between them (the
 /// nearest row's outside them), so that work per cell beyond the limit loop's (a random draw
-/// per reset) grows with the cells; one row is used as it is. `None` without a row.
-pub fn ratio_at_cells(row: &str, cells: f64, budget_bits: u64) -> Option<f64> {
+/// per reset) grows with the cells; one row is used as it is. `dup` is the stream's fraction
+/// of duplicates ([`ratio_at_dup`]). `None` without a row.
+pub fn ratio_at_cells(row: &str, cells: f64, budget_bits: u64, dup: f64) -> Option<f64> {
     let variant = format!("{row}/");
     let mut rows: Vec<(f64, f64)> = RATIOS
         .iter()
         .filter(|r| r.name == row || r.name.starts_with(&variant))
-        .map(|r| (r.cells, interpolate(budget_bits, |i| r.ratio[i])))
+        .map(|r| (r.cells, row_ratio(r, budget_bits, dup)))
         .collect();
     if rows.is_empty() {
         return None;
@@ -269,13 +300,14 @@ pub fn ratio_at_cells(row: &str, cells: f64, budget_bits: u64) -> Option<f64> {
 ///
 /// Parameters other than the benchmarked ones scale through the limit loop: an SBF with another
 /// `P` costs its row's ratio times the limit loop with its own `K + P` cells; the ratio itself
-/// follows the cells between rows of several parameter sets ([`ratio_at_cells`]).
-pub fn ns_per_element(spec: &FilterSpec, budget_bits: u64) -> Option<f64> {
+/// follows the cells between rows of several parameter sets ([`ratio_at_cells`]) and the
+/// stream's fraction `dup` of duplicates ([`ratio_at_dup`]).
+pub fn ns_per_element(spec: &FilterSpec, budget_bits: u64, dup: f64) -> Option<f64> {
     let cells = cells_per_element(spec, budget_bits);
     let cleared = cleared_lines_per_element(spec, budget_bits);
     let limit = limit_ns_per_element(budget_bits, (cells - cleared).max(1.0))
         + cleared * line_ns(budget_bits);
-    ratio_at_cells(row_name(spec), cells, budget_bits).map(|r| r * limit)
+    ratio_at_cells(row_name(spec), cells, budget_bits, dup).map(|r| r * limit)
 }
 
 /// ns per cache line cleared in sequence at `budget_bits` (interpolated between [`LEVELS`]).
@@ -294,15 +326,16 @@ pub fn kick_ns(budget_bits: u64) -> f64 {
 /// The structure's own ns per element, the key's generation and hash excluded (the benchmark's
 /// [`FILL_NS`] subtracted from [`ns_per_element`]), on a uniform stream of `elements` elements
 /// over `universe` keys (which decide whether a cuckoo filter saturates and relocates:
-/// [`crate::cuckoo::kicks_per_element`] × [`crate::cuckoo::walked_fraction`] × [`kick_ns`]).
+/// [`crate::cuckoo::kicks_per_element`] × [`crate::cuckoo::walked_fraction`] × [`kick_ns`]),
+/// a fraction `dup` of them duplicates ([`ratio_at_dup`]).
 ///
 /// A structure or row the benchmark does not run falls back to its nominal relative cost
 /// ([`FilterSpec::cost_at`], 1.0 = a `k = 2` Bloom step) times the calibrated step of a
-/// `k = 2` Bloom filter at the same size ([`bloom_step_ns`]).
-pub fn step_ns(spec: &FilterSpec, budget_bits: u64, elements: u64, universe: u64) -> f64 {
-    let own = match ns_per_element(spec, budget_bits) {
+/// `k = 2` Bloom filter at the same size and duplicate fraction ([`bloom_step_ns`]).
+pub fn step_ns(spec: &FilterSpec, budget_bits: u64, elements: u64, universe: u64, dup: f64) -> f64 {
+    let own = match ns_per_element(spec, budget_bits, dup) {
         Some(ns) => (ns - FILL_NS).max(0.0),
-        None => spec.cost_at(budget_bits) * bloom_step_ns(budget_bits),
+        None => spec.cost_at(budget_bits) * bloom_step_ns(budget_bits, dup),
     };
     let kicks = match spec {
         FilterSpec::Cuckoo(p) => {
@@ -317,10 +350,10 @@ pub fn step_ns(spec: &FilterSpec, budget_bits: u64, elements: u64, universe: u64
 
 /// The calibrated ns per element of a `k = 2` Bloom filter's step at `budget_bits` (the key's
 /// generation and hash excluded): the unit of [`crate::Structure::RELATIVE_COST`] for
-/// structures the benchmark does not run.
-pub fn bloom_step_ns(budget_bits: u64) -> f64 {
+/// structures the benchmark does not run, on a stream with a fraction `dup` of duplicates.
+pub fn bloom_step_ns(budget_bits: u64, dup: f64) -> f64 {
     let bloom = FilterSpec::Bloom(crate::bloom::BloomParams::with_k(2));
-    let ns = ns_per_element(&bloom, budget_bits)
+    let ns = ns_per_element(&bloom, budget_bits, dup)
         .unwrap_or_else(|| limit_ns_per_element(budget_bits, 2.0));
     (ns - FILL_NS).max(0.0)
 }
@@ -337,7 +370,11 @@ mod tests {
             assert!(KICK_NS.iter().any(|k| k.0 == l.memory_bits));
         }
         assert!(KICK_NS.windows(2).all(|w| w[0].0 < w[1].0));
-        assert!(RATIOS.iter().all(|r| r.ratio.len() == LEVELS.len()));
+        assert!(
+            RATIOS
+                .iter()
+                .all(|r| r.ratio.len() == LEVELS.len() && r.ratio_dup.len() == LEVELS.len())
+        );
         assert!(
             LEVELS
                 .windows(2)
@@ -402,7 +439,7 @@ mod tests {
                 .find(|r| r.name == "bloom")
                 .expect("bloom row");
             assert!(close(
-                ratio("bloom", l.memory_bits).unwrap(),
+                ratio("bloom", l.memory_bits, DUP_LOW).unwrap(),
                 bloom.ratio[i]
             ));
         }
@@ -411,7 +448,7 @@ mod tests {
         let mid = ((a.memory_bits as f64).ln() + (b.memory_bits as f64).ln()) / 2.0;
         let expected = (limit_at(a.limit, 2.0) + limit_at(b.limit, 2.0)) / 2.0;
         assert!((limit_ns_per_element(mid.exp().round() as u64, 2.0) - expected).abs() < 1e-4);
-        assert_eq!(ratio("no_such_row", 1 << 20), None);
+        assert_eq!(ratio("no_such_row", 1 << 20, DUP_LOW), None);
     }
 
     #[test]
@@ -430,7 +467,7 @@ mod tests {
         let spec = FilterSpec::Sbf(crate::sbf::SbfParams::new(1, 2, 10));
         assert_eq!(row_name(&spec), "sbf");
         let expected = sbf * limit_at(l.limit, 12.0) - FILL_NS;
-        assert!((step_ns(&spec, l.memory_bits, 1 << 20, 1 << 20) - expected).abs() < 1e-9);
+        assert!((step_ns(&spec, l.memory_bits, 1 << 20, 1 << 20, DUP_LOW) - expected).abs() < 1e-9);
     }
 
     #[test]
@@ -440,7 +477,7 @@ mod tests {
         let (k2, k4) = (row("bsbf"), row("bsbf/k4"));
         assert_eq!((k2.cells, k4.cells), (4.0, 8.0));
         for (i, l) in LEVELS.iter().enumerate() {
-            let at = |cells| ratio_at_cells("bsbf", cells, l.memory_bits).unwrap();
+            let at = |cells| ratio_at_cells("bsbf", cells, l.memory_bits, DUP_LOW).unwrap();
             let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
             // k = 3: half way; a quarter of the way at 5 cells; the nearest row outside.
             assert!(close(at(6.0), (k2.ratio[i] + k4.ratio[i]) / 2.0));
@@ -454,17 +491,17 @@ mod tests {
             });
             let expected = at(6.0) * limit_at(l.limit, 6.0);
             assert!(close(
-                ns_per_element(&spec, l.memory_bits).unwrap(),
+                ns_per_element(&spec, l.memory_bits, DUP_LOW).unwrap(),
                 expected
             ));
         }
         // "bsbfsd" is its own structure, not a variant of "bsbf".
         let bsbfsd = row("bsbfsd").ratio[0];
         assert_eq!(
-            ratio_at_cells("bsbfsd", 3.0, LEVELS[0].memory_bits),
+            ratio_at_cells("bsbfsd", 3.0, LEVELS[0].memory_bits, DUP_LOW),
             Some(bsbfsd)
         );
-        assert_eq!(ratio_at_cells("nothing", 3.0, 1 << 20), None);
+        assert_eq!(ratio_at_cells("nothing", 3.0, 1 << 20, DUP_LOW), None);
     }
 
     #[test]
@@ -486,8 +523,8 @@ mod tests {
     #[test]
     fn a_structure_without_a_row_costs_its_nominal_cost_in_bloom_steps() {
         let exact = FilterSpec::Exact(crate::exact::ExactParams {});
-        assert_eq!(ratio(row_name(&exact), 1 << 20), None);
-        assert_eq!(ns_per_element(&exact, 1 << 20), None);
+        assert_eq!(ratio(row_name(&exact), 1 << 20, DUP_LOW), None);
+        assert_eq!(ns_per_element(&exact, 1 << 20, DUP_LOW), None);
         for (i, l) in LEVELS.iter().enumerate() {
             let bloom = RATIOS
                 .iter()
@@ -495,9 +532,9 @@ mod tests {
                 .expect("bloom row")
                 .ratio[i];
             let unit = (bloom * limit_at(l.limit, 2.0) - FILL_NS).max(0.0);
-            assert!((bloom_step_ns(l.memory_bits) - unit).abs() < 1e-9);
+            assert!((bloom_step_ns(l.memory_bits, DUP_LOW) - unit).abs() < 1e-9);
             // `Exact::RELATIVE_COST` is 4 Bloom steps.
-            let got = step_ns(&exact, l.memory_bits, 1 << 20, 1 << 20);
+            let got = step_ns(&exact, l.memory_bits, 1 << 20, 1 << 20, DUP_LOW);
             assert!((got - 4.0 * unit).abs() < 1e-9, "{got} vs 4 × {unit}");
         }
     }
@@ -507,25 +544,65 @@ mod tests {
         let p = crate::cuckoo::CuckooParams::default();
         let spec = FilterSpec::Cuckoo(p.clone());
         let bits = LEVELS[0].memory_bits;
-        let own = ns_per_element(&spec, bits).expect("cuckoo row") - FILL_NS;
+        let own = ns_per_element(&spec, bits, DUP_LOW).expect("cuckoo row") - FILL_NS;
         // 1000 keys never fill the first level's 3-bit fingerprints (at least 64 Kbit):
         // no relocations.
-        assert!((step_ns(&spec, bits, 1 << 22, 1000) - own).abs() < 1e-9);
+        assert!((step_ns(&spec, bits, 1 << 22, 1000, DUP_LOW) - own).abs() < 1e-9);
         // A universe of 4 × its buckets over 2^22 elements saturates it.
         let buckets = crate::cuckoo::buckets_for(bits, &p).unwrap();
         let kicks = crate::cuckoo::kicks_per_element(&p, bits, 1 << 22, 4 * buckets);
         assert!(kicks > 100.0, "{kicks}");
         assert_eq!(KICK_NS[0].0, bits);
         let expected = own + kicks * KICK_NS[0].1;
-        assert!((step_ns(&spec, bits, 1 << 22, 4 * buckets) - expected).abs() < 1e-6);
+        assert!((step_ns(&spec, bits, 1 << 22, 4 * buckets, DUP_LOW) - expected).abs() < 1e-6);
         // A small table's periodic walks run only part of their kicks, and are priced so.
         let small = 3 * 52;
         let fraction = crate::cuckoo::walked_fraction(&p, small);
         assert!(fraction < 0.5, "{fraction}");
-        let own = ns_per_element(&spec, small).expect("cuckoo row") - FILL_NS;
+        let own = ns_per_element(&spec, small, DUP_LOW).expect("cuckoo row") - FILL_NS;
         let kicks = crate::cuckoo::kicks_per_element(&p, small, 1 << 22, 4 * 52);
         let expected = own + kicks * fraction * kick_ns(small);
-        assert!((step_ns(&spec, small, 1 << 22, 4 * 52) - expected).abs() < 1e-6);
+        assert!((step_ns(&spec, small, 1 << 22, 4 * 52, DUP_LOW) - expected).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_ratio_is_linear_in_the_fraction_of_duplicates() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        // The two streams' ratios at their fractions, the mean half way between them, the
+        // same line beyond them; a fraction outside [0, 1] is clamped, a ratio below zero
+        // floored.
+        assert!(close(ratio_at_dup(2.0, 1.0, DUP_LOW), 2.0));
+        assert!(close(ratio_at_dup(2.0, 1.0, DUP_HIGH), 1.0));
+        assert!(close(
+            ratio_at_dup(2.0, 1.0, (DUP_LOW + DUP_HIGH) / 2.0),
+            1.5
+        ));
+        let slope = -1.0 / (DUP_HIGH - DUP_LOW);
+        assert!(close(ratio_at_dup(2.0, 1.0, 0.0), 2.0 - slope * DUP_LOW));
+        assert!(close(
+            ratio_at_dup(2.0, 1.0, 1.0),
+            1.0 + slope * (1.0 - DUP_HIGH)
+        ));
+        assert!(close(
+            ratio_at_dup(2.0, 1.0, 7.0),
+            ratio_at_dup(2.0, 1.0, 1.0)
+        ));
+        assert!(close(
+            ratio_at_dup(2.0, 1.0, -1.0),
+            ratio_at_dup(2.0, 1.0, 0.0)
+        ));
+        assert!(close(ratio_at_dup(1.0, 0.1, 1.0), 0.0));
+        // The table's rows the same way, at every level.
+        for l in LEVELS {
+            for r in RATIOS {
+                let (lo, hi) = (
+                    ratio(r.name, l.memory_bits, DUP_LOW).unwrap(),
+                    ratio(r.name, l.memory_bits, DUP_HIGH).unwrap(),
+                );
+                let mid = ratio(r.name, l.memory_bits, 0.7).unwrap();
+                assert!(close(mid, ratio_at_dup(lo, hi, 0.7)), "{}", r.name);
+            }
+        }
     }
 
     #[test]

@@ -390,6 +390,23 @@ impl StreamSpec {
         }
     }
 
+    /// The expected fraction of the stream's elements that repeat an earlier key, where the
+    /// spec alone tells it: uniform `1 − U·(1 − e^{−N/U})/N`, shuffled `1 − D/N`; `None` for
+    /// Zipf, the Deng streams and replays.
+    pub fn expected_duplicate_fraction(&self) -> Option<f64> {
+        match *self {
+            Self::Uniform { n, .. } => self
+                .universe()
+                .map(|u| 1.0 - crate::uniform::expected_distinct_fraction(n, u)),
+            Self::Shuffled {
+                n,
+                distinct_fraction,
+                ..
+            } => Some(1.0 - shuffled_distinct(n, distinct_fraction) as f64 / n.max(1) as f64),
+            _ => None,
+        }
+    }
+
     /// A smaller version of the stream for quick runs: `n` and the universe divided by `f`
     /// (at least 1), keeping `N/U` and hence the distinct fraction. For the Deng streams the
     /// renaming mean `u` is divided too (at least 1), which keeps the ratio of frequent arrivals

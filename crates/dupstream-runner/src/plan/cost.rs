@@ -9,7 +9,8 @@
 //!   [`WINDOW_CELL_NS`]) plus the structure's step
 //!   ([`StructureSpec::step_ns`](crate::plan::StructureSpec): the filters crate's roofline
 //!   calibration, `dupstream_filters::calibration`, at the cell's memory size, interpolated in
-//!   `log(bits)`; relocations of a saturated cuckoo filter included);
+//!   `log(bits)`, and at the stream's fraction of duplicates ([`costed_duplicates`]);
+//!   relocations of a saturated cuckoo filter included);
 //! - a stream's ground truth: generating the stream ([`StreamCost::generate_ns`]) plus its
 //!   oracle's labelling at the oracle's size ([`oracle_ns`]: [`BITMAP`] or [`HASH_SET`],
 //!   interpolated in `log(bits)` between the sizes measured); a windowed truth generates the
@@ -100,6 +101,15 @@ fn costed_universe(spec: &StreamSpec) -> u64 {
     spec.universe().unwrap_or_else(|| stream_len(spec))
 }
 
+/// The fraction of duplicates a stream's cells are costed at (a structure may do less for a
+/// duplicate: `dupstream_filters::calibration::ratio_at_dup`): the spec's expected fraction
+/// where it tells one, else the roofline benchmark's first stream's
+/// ([`DUP_LOW`](dupstream_filters::calibration::DUP_LOW)).
+pub fn costed_duplicates(spec: &StreamSpec) -> f64 {
+    spec.expected_duplicate_fraction()
+        .unwrap_or(dupstream_filters::calibration::DUP_LOW)
+}
+
 /// Estimated single-thread seconds of one cell.
 pub fn cell_secs(exp: &Experiment, cell: &Cell) -> f64 {
     let spec = &exp.streams[cell.stream].spec;
@@ -110,9 +120,12 @@ pub fn cell_secs(exp: &Experiment, cell: &Cell) -> f64 {
         } else {
             0.0
         };
-    let step = cell
-        .filter
-        .step_ns(cell.memory_bits, n, costed_universe(spec));
+    let step = cell.filter.step_ns(
+        cell.memory_bits,
+        n,
+        costed_universe(spec),
+        costed_duplicates(spec),
+    );
     n as f64 * (runner + step) * 1e-9
 }
 
@@ -209,7 +222,9 @@ fn distinct_hint(spec: &StreamSpec) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dupstream_filters::calibration::{FILL_NS, LEVELS, RATIOS, interpolate_log};
+    use dupstream_filters::calibration::{
+        DUP_HIGH, DUP_LOW, FILL_NS, LEVELS, RATIOS, interpolate_log, ratio_at_dup,
+    };
     use std::path::Path;
 
     fn exp_with(stream: &str, extra: &str) -> Experiment {
@@ -229,12 +244,14 @@ mod tests {
 
     /// A k=2 Bloom filter's step by hand from the filters crate's table: `ratio × limit(2
     /// cells) − FILL_NS`, each of ratio and limit loop interpolated between two levels at
-    /// fraction `t` of the way in `log(bits)`.
-    fn bloom_by_hand(level: usize, t: f64) -> f64 {
-        let r = RATIOS.iter().find(|r| r.name == "bloom").unwrap().ratio;
+    /// fraction `t` of the way in `log(bits)`, the ratio at duplicate fraction `dup` on the
+    /// line through the table's two.
+    fn bloom_by_hand(level: usize, t: f64, dup: f64) -> f64 {
+        let row = RATIOS.iter().find(|r| r.name == "bloom").unwrap();
         let lim = |i: usize| dupstream_filters::calibration::limit_at(LEVELS[i].limit, 2.0);
         let next = (level + 1).min(LEVELS.len() - 1);
-        let ratio = r[level] * (1.0 - t) + r[next] * t;
+        let at = |r: &[f64]| r[level] * (1.0 - t) + r[next] * t;
+        let ratio = ratio_at_dup(at(row.ratio), at(row.ratio_dup), dup);
         let limit = lim(level) * (1.0 - t) + lim(next) * t;
         ratio * limit - FILL_NS
     }
@@ -244,27 +261,58 @@ mod tests {
         let e = exp("kind = \"uniform\"\nn = 1_000_000\ndistinct_fraction = 0.5");
         let runner = stream_cost(&e.streams[0].spec).cell_ns;
         assert_eq!(stream_cost(&e.streams[0].spec).kind, "uniform");
+        let dup = costed_duplicates(&e.streams[0].spec);
+        assert!((dup - 0.5).abs() < 1e-6, "{dup}");
         // 1 KB (8192 bits) lies below the first level (64 Kbit): that level's figures.
         let small = cell_secs(&e, &e.cells[0]);
-        assert!(close(small, 1e6 * (runner + bloom_by_hand(0, 0.0)) * 1e-9));
+        assert!(close(
+            small,
+            1e6 * (runner + bloom_by_hand(0, 0.0, dup)) * 1e-9
+        ));
         // 1 GB = 2^33 bits lies above the last level (512 MB): that level's figures.
         let last = LEVELS.len() - 1;
         assert_eq!(LEVELS[last].memory_bits, 1 << 32);
         let large = cell_secs(&e, &e.cells[1]);
         assert!(close(
             large,
-            1e6 * (runner + bloom_by_hand(last, 0.0)) * 1e-9
+            1e6 * (runner + bloom_by_hand(last, 0.0, dup)) * 1e-9
         ));
         // Half way between two levels in log(bits): both figures interpolated, then multiplied.
         let mid = ((LEVELS[0].memory_bits as f64).ln() + (LEVELS[1].memory_bits as f64).ln()) / 2.0;
         let bloom = dupstream_filters::spec::FilterSpec::Bloom(
             dupstream_filters::bloom::BloomParams::with_k(2),
         );
-        let step = crate::plan::StructureSpec::step_ns(&bloom, mid.exp().round() as u64, 1, 1);
-        assert!((step - bloom_by_hand(0, 0.5)).abs() < 1e-4);
+        let step = crate::plan::StructureSpec::step_ns(&bloom, mid.exp().round() as u64, 1, 1, dup);
+        assert!((step - bloom_by_hand(0, 0.5, dup)).abs() < 1e-4);
         let total = cells_secs(&e, &[0, 1]);
         assert!(close(total, small + large + truth_secs(&e, 0)));
         assert!(!has_unknown_len(&e));
+    }
+
+    #[test]
+    fn cells_cost_their_streams_fraction_of_duplicates() {
+        // A uniform stream over a universe of a tenth of its length: 1 − (1 − e^{−10})/10.
+        let e = exp("kind = \"uniform\"\nn = 1_000_000\nuniverse = 100_000");
+        let dup = costed_duplicates(&e.streams[0].spec);
+        assert!((dup - (1.0 - (1.0 - (-10.0f64).exp()) / 10.0)).abs() < 1e-12);
+        let runner = stream_cost(&e.streams[0].spec).cell_ns;
+        assert!(close(
+            cell_secs(&e, &e.cells[0]),
+            1e6 * (runner + bloom_by_hand(0, 0.0, dup)) * 1e-9
+        ));
+        // A shuffle of 10 % distinct keys: exactly 90 % duplicates, the benchmark's second
+        // stream, whose ratios the cell takes as they are.
+        let e = exp("kind = \"shuffled\"\nn = 1_000_000\ndistinct_fraction = 0.1");
+        let spec = &e.streams[0].spec;
+        assert!((costed_duplicates(spec) - DUP_HIGH).abs() < 1e-12);
+        let bloom = RATIOS.iter().find(|r| r.name == "bloom").unwrap();
+        let step = bloom.ratio_dup[0]
+            * dupstream_filters::calibration::limit_at(LEVELS[0].limit, 2.0)
+            - FILL_NS;
+        assert!(close(
+            cell_secs(&e, &e.cells[0]),
+            1e6 * (stream_cost(spec).cell_ns + step) * 1e-9
+        ));
     }
 
     #[test]
@@ -354,7 +402,9 @@ mod tests {
         let n = UNKNOWN_LEN as f64;
         let cost = stream_cost(&spec);
         assert_eq!(cost.kind, "replay");
-        let cell = n * (cost.cell_ns + bloom_by_hand(0, 0.0)) * 1e-9;
+        // A replay's fraction of duplicates is unknown before it is read: the benchmark's.
+        assert_eq!(costed_duplicates(&spec), DUP_LOW);
+        let cell = n * (cost.cell_ns + bloom_by_hand(0, 0.0, DUP_LOW)) * 1e-9;
         assert!(close(cell_secs(&e, &e.cells[0]), cell));
         assert!(close(
             truth_secs(&e, 0),

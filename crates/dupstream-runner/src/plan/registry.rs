@@ -42,13 +42,14 @@ pub trait StructureSpec: Send + Sync + fmt::Debug {
     fn relative_cost(&self, budget_bits: u64) -> f64;
     /// Estimated ns per element of the structure's own work (the key's generation and hash
     /// excluded) at `budget_bits`, single-threaded, on a stream of `elements` elements over
-    /// `universe` keys: what [`crate::plan::cost`] adds per element of a cell. The default is
-    /// [`relative_cost`](Self::relative_cost) times the calibrated step of a k=2 Bloom filter
-    /// of that size; the built-in structures use the roofline calibration
-    /// (`dupstream_filters::calibration::step_ns`).
-    fn step_ns(&self, budget_bits: u64, elements: u64, universe: u64) -> f64 {
+    /// `universe` keys, a fraction `dup` of them duplicates: what [`crate::plan::cost`] adds per
+    /// element of a cell. The default is [`relative_cost`](Self::relative_cost) times the
+    /// calibrated step of a k=2 Bloom filter of that size; the built-in structures use the
+    /// roofline calibration (`dupstream_filters::calibration::step_ns`).
+    fn step_ns(&self, budget_bits: u64, elements: u64, universe: u64, dup: f64) -> f64 {
         let _ = (elements, universe);
-        self.relative_cost(budget_bits) * dupstream_filters::calibration::bloom_step_ns(budget_bits)
+        self.relative_cost(budget_bits)
+            * dupstream_filters::calibration::bloom_step_ns(budget_bits, dup)
     }
     /// Estimated heap bytes of the built structure, for the memory check.
     fn heap_bytes_estimate(&self, budget_bits: u64, distinct_hint: u64) -> u64 {
@@ -77,8 +78,8 @@ impl StructureSpec for FilterSpec {
     fn relative_cost(&self, budget_bits: u64) -> f64 {
         self.cost_at(budget_bits)
     }
-    fn step_ns(&self, budget_bits: u64, elements: u64, universe: u64) -> f64 {
-        dupstream_filters::calibration::step_ns(self, budget_bits, elements, universe)
+    fn step_ns(&self, budget_bits: u64, elements: u64, universe: u64, dup: f64) -> f64 {
+        dupstream_filters::calibration::step_ns(self, budget_bits, elements, universe, dup)
     }
     fn heap_bytes_estimate(&self, budget_bits: u64, distinct_hint: u64) -> u64 {
         FilterSpec::heap_bytes_estimate(self, budget_bits, distinct_hint)
@@ -335,10 +336,11 @@ mod tests {
         assert_eq!(twin.name(), "twin");
         assert_eq!(twin.relative_cost(1 << 20), 2.5);
         // Priced as 2.5 calibrated Bloom steps; the built-in one by its calibrated row.
-        let unit = dupstream_filters::calibration::bloom_step_ns(1 << 20);
-        assert!((twin.step_ns(1 << 20, 1000, 1000) - 2.5 * unit).abs() < 1e-9);
+        let dup = dupstream_filters::calibration::DUP_LOW;
+        let unit = dupstream_filters::calibration::bloom_step_ns(1 << 20, dup);
+        assert!((twin.step_ns(1 << 20, 1000, 1000, dup) - 2.5 * unit).abs() < 1e-9);
         let bloom = reg.parse(table("name = \"bloom\"\nk = 2")).unwrap();
-        assert!((bloom.step_ns(1 << 20, 1000, 1000) - unit).abs() < 1e-9);
+        assert!((bloom.step_ns(1 << 20, 1000, 1000, dup) - unit).abs() < 1e-9);
         assert_eq!(twin.memory_bits_for(1 << 20).unwrap(), 1 << 20);
         let f = twin.build(1 << 20, 7).unwrap();
         assert_eq!(f.memory_bits(), 1 << 20);
