@@ -135,8 +135,8 @@ const RETRIES: usize = 2;
 
 /// The stream: each key uniform on `0..u`, hashed as the runner does. With `grow_every = g`,
 /// `u` starts at 1 and grows by one every `g` elements: element `i` draws from about `i/g`
-/// keys, of which it has seen each with probability `1 − (x/(i/g))^(1/g)`, `x` uniform, and is a
-/// duplicate with probability `g/(g + 1)` at every length (0.5 for `g = 1`, 0.9 for `g = 9`),
+/// keys and has already drawn key `x` with probability `1 − (gx/i)^g`; averaged over `x`, it is
+/// a duplicate with probability `g/(g + 1)` at every length (0.5 for `g = 1`, 0.9 for `g = 9`),
 /// its predecessor at a uniformly random distance, so that the structures' memory sees random
 /// cells all along. With `grow_every = 0`, `u` is fixed.
 struct Stream {

@@ -66,11 +66,18 @@ pub const DUP_LOW: f64 = 0.5;
 pub const DUP_HIGH: f64 = 0.9;
 
 /// A row's ratio on a stream with a fraction `dup` of duplicates, from its ratios `low` at
-/// [`DUP_LOW`] and `high` at [`DUP_HIGH`]: linear in `dup` (clamped to `[0, 1]`), and beyond
-/// the two, never below zero. The fraction is the ground truth's; a structure's own verdicts,
-/// which decide what it does, can differ from it (an SBF forgets, a Bloom filter fills).
+/// [`DUP_LOW`] and `high` at [`DUP_HIGH`]: on the line through the two from [`DUP_LOW`] to 1
+/// (beyond [`DUP_HIGH`] a quarter of the measured span), never below zero; below [`DUP_LOW`],
+/// `low`. Extrapolated down to no duplicates the line would be read 1.25 spans from its
+/// points, where each ratio's run-to-run spread (about 10 %) grows 2.6 times and a row whose
+/// two ratios differ by noise alone gets a slope; kept at `low`, a structure that does more for
+/// a new key (the buffers' eviction) is priced low on a stream of few duplicates, as every
+/// structure was before the second stream. The fraction is the ground truth's; a structure's
+/// own verdicts, which decide what it does, can differ from it (an SBF forgets, a Bloom filter
+/// fills). A fraction that is not a number counts as [`DUP_LOW`].
 pub fn ratio_at_dup(low: f64, high: f64, dup: f64) -> f64 {
-    let t = (dup.clamp(0.0, 1.0) - DUP_LOW) / (DUP_HIGH - DUP_LOW);
+    let dup = if dup.is_nan() { DUP_LOW } else { dup };
+    let t = (dup.clamp(DUP_LOW, 1.0) - DUP_LOW) / (DUP_HIGH - DUP_LOW);
     (low + (high - low) * t).max(0.0)
 }
 
@@ -569,8 +576,7 @@ mod tests {
     fn the_ratio_is_linear_in_the_fraction_of_duplicates() {
         let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
         // The two streams' ratios at their fractions, the mean half way between them, the
-        // same line beyond them; a fraction outside [0, 1] is clamped, a ratio below zero
-        // floored.
+        // same line up to 1 (a fraction above is clamped), a ratio below zero floored.
         assert!(close(ratio_at_dup(2.0, 1.0, DUP_LOW), 2.0));
         assert!(close(ratio_at_dup(2.0, 1.0, DUP_HIGH), 1.0));
         assert!(close(
@@ -578,7 +584,6 @@ mod tests {
             1.5
         ));
         let slope = -1.0 / (DUP_HIGH - DUP_LOW);
-        assert!(close(ratio_at_dup(2.0, 1.0, 0.0), 2.0 - slope * DUP_LOW));
         assert!(close(
             ratio_at_dup(2.0, 1.0, 1.0),
             1.0 + slope * (1.0 - DUP_HIGH)
@@ -587,21 +592,28 @@ mod tests {
             ratio_at_dup(2.0, 1.0, 7.0),
             ratio_at_dup(2.0, 1.0, 1.0)
         ));
-        assert!(close(
-            ratio_at_dup(2.0, 1.0, -1.0),
-            ratio_at_dup(2.0, 1.0, 0.0)
-        ));
         assert!(close(ratio_at_dup(1.0, 0.1, 1.0), 0.0));
-        // The table's rows the same way, at every level.
-        for l in LEVELS {
+        // Below the first stream's fraction, its ratio (no extrapolation); NaN counts as it.
+        for dup in [0.0, 0.2, DUP_LOW, -1.0, f64::NAN] {
+            assert!(close(ratio_at_dup(2.0, 1.0, dup), 2.0), "{dup}");
+        }
+        // The table's rows the same way, at every level: the first stream's column at
+        // DUP_LOW, the second's at DUP_HIGH, their line between.
+        for (i, l) in LEVELS.iter().enumerate() {
             for r in RATIOS {
-                let (lo, hi) = (
-                    ratio(r.name, l.memory_bits, DUP_LOW).unwrap(),
-                    ratio(r.name, l.memory_bits, DUP_HIGH).unwrap(),
-                );
-                let mid = ratio(r.name, l.memory_bits, 0.7).unwrap();
-                assert!(close(mid, ratio_at_dup(lo, hi, 0.7)), "{}", r.name);
+                let at = |dup| ratio(r.name, l.memory_bits, dup).unwrap();
+                assert!(close(at(DUP_LOW), r.ratio[i]), "{}", r.name);
+                assert!(close(at(DUP_HIGH), r.ratio_dup[i]), "{}", r.name);
+                let mid = (r.ratio[i] + r.ratio_dup[i]) / 2.0;
+                assert!(close(at((DUP_LOW + DUP_HIGH) / 2.0), mid), "{}", r.name);
             }
+            // A structure priced in Bloom steps follows the Bloom row's line too.
+            let bloom = RATIOS
+                .iter()
+                .find(|r| r.name == "bloom")
+                .expect("bloom row");
+            let unit = (bloom.ratio_dup[i] * limit_at(l.limit, 2.0) - FILL_NS).max(0.0);
+            assert!(close(bloom_step_ns(l.memory_bits, DUP_HIGH), unit));
         }
     }
 
