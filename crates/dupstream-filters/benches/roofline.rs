@@ -13,8 +13,8 @@
 //! stationary one with a fraction [`DUP_LOW`] (0.5) of duplicates, then again with
 //! [`DUP_HIGH`] (0.9), since a structure may do less for a duplicate (the BSBF family inserts
 //! only what it reports new) while the limit loop does the same for both. Each ratio is
-//! against the limit loop on the same stream. Rounds alternate limit and structure, so a change of machine load hits both;
-//! the ratio is the median of the per-round ratios.
+//! against the limit loop on the same stream. Rounds alternate limit and structure, so a change
+//! of machine load hits both; the ratio is the median of the per-round ratios.
 //!
 //! ```text
 //! cargo bench -p dupstream-filters --bench roofline                 # the table
@@ -137,7 +137,7 @@ const RETRIES: usize = 2;
 /// `u` starts at 1 and grows by one every `g` elements: element `i` draws from about `i/g`
 /// keys and has already drawn key `x` with probability `1 − (gx/i)^g`; averaged over `x`, it is
 /// a duplicate with probability `g/(g + 1)` at every length (0.5 for `g = 1`, 0.9 for `g = 9`),
-/// its predecessor at a uniformly random distance, so that the structures' memory sees random
+/// its predecessor at a random distance, so that the structures' memory sees random
 /// cells all along. With `grow_every = 0`, `u` is fixed.
 struct Stream {
     next: u64,
