@@ -573,50 +573,48 @@ fn print_table(rows: &[Row]) {
         rows.iter()
             .find(|r| r.name == name && r.size == size && r.dup == dup)
     };
-    let header = |cell: &dyn Fn(&str) -> String| {
-        println!(
-            "\n| structure | L | {} |",
-            SIZES
-                .iter()
-                .map(|s| cell(s.0))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        );
-        println!("|---|---|{}", "---|".repeat(SIZES.len()));
-    };
-    header(&|size| format!("{size} ns (limit) ratio"));
+    markdown(
+        rows,
+        |size| format!("{size} ns (limit) ratio"),
+        |name, size| {
+            find(name, size, DUP_LOW)
+                .map(|r| format!("{:.1} ({:.1}) {:.2}×", r.ns, r.limit_ns, r.ratio))
+        },
+    );
+    markdown(
+        rows,
+        |size| {
+            format!(
+                "{size} ratio at {:.0} / {:.0} % dup",
+                DUP_LOW * 100.0,
+                DUP_HIGH * 100.0
+            )
+        },
+        |name, size| {
+            let (a, b) = (find(name, size, DUP_LOW)?, find(name, size, DUP_HIGH)?);
+            Some(format!("{:.2}× / {:.2}×", a.ratio, b.ratio))
+        },
+    );
+}
+
+/// One Markdown table: a row per structure that ran, a column per size (`header(size)`), each
+/// cell `cell(name, size)` or `–`.
+fn markdown(
+    rows: &[Row],
+    header: impl Fn(&str) -> String,
+    cell: impl Fn(&str, &str) -> Option<String>,
+) {
+    let sizes: Vec<String> = SIZES.iter().map(|s| header(s.0)).collect();
+    println!("\n| structure | L | {} |", sizes.join(" | "));
+    println!("|---|---|{}", "---|".repeat(SIZES.len()));
     for &(name, _) in STRUCTURES {
         let Some(first) = rows.iter().find(|r| r.name == name) else {
             continue;
         };
         let mut line = format!("| {name} | {:.0} |", first.cells);
         for &(size, _) in SIZES {
-            match find(name, size, DUP_LOW) {
-                Some(r) => write!(line, " {:.1} ({:.1}) {:.2}× |", r.ns, r.limit_ns, r.ratio),
-                None => write!(line, " – |"),
-            }
-            .expect("string");
-        }
-        println!("{line}");
-    }
-    header(&|size| {
-        format!(
-            "{size} ratio at {:.0} / {:.0} % dup",
-            DUP_LOW * 100.0,
-            DUP_HIGH * 100.0
-        )
-    });
-    for &(name, _) in STRUCTURES {
-        let Some(first) = rows.iter().find(|r| r.name == name) else {
-            continue;
-        };
-        let mut line = format!("| {name} | {:.0} |", first.cells);
-        for &(size, _) in SIZES {
-            match (find(name, size, DUP_LOW), find(name, size, DUP_HIGH)) {
-                (Some(a), Some(b)) => write!(line, " {:.2}× / {:.2}× |", a.ratio, b.ratio),
-                _ => write!(line, " – |"),
-            }
-            .expect("string");
+            let text = cell(name, size).unwrap_or_else(|| "–".to_string());
+            write!(line, " {text} |").expect("string");
         }
         println!("{line}");
     }
@@ -785,9 +783,6 @@ fn render(header: &str, levels: &[Level], kicks: &[(u64, f64)], fill: f64, rows:
     s += "\n/// Each structure's ns per element over the limit loop's with as many cells, at the\n/// sizes of [`LEVELS`], with the cells its benchmarked parameters touch.\n";
     s += "pub const RATIOS: &[RatioRow] = &[\n";
     for &(name, toml) in STRUCTURES {
-        // The cuckoo row at 64 Kbit and 1 Mbit is saturated (its time is relocations,
-        // `KICK_NS`): the per-element ratio without relocations is taken from 8 MiB, where it
-        // is not.
         let (Some(low), Some(high)) = (
             size_ratios(rows, name, DUP_LOW),
             size_ratios(rows, name, DUP_HIGH),
