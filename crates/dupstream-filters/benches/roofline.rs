@@ -16,9 +16,18 @@
 //! against the limit loop on the same stream. Rounds alternate limit and structure, so a change
 //! of machine load hits both; the ratio is the median of the per-round ratios.
 //!
+//! With more than [`SPREAD_ABOVE`] cells the limit loop spreads its prefetches, one per cell
+//! set, rather than issuing them per element at once.
+//!
+//! The SBF rows of [`DRAWN`] are measured a second time against a limit loop that draws their
+//! `P` decrement cells from the filter generator as they do ([`draw_limit_block`]; filter
+//! `draws`): the cost of their own work beyond the random cells their specification asks for.
+//! That table is printed, not part of the calibration.
+//!
 //! ```text
 //! cargo bench -p dupstream-filters --bench roofline                 # the table
 //! cargo bench -p dupstream-filters --bench roofline -- 1mbit sbf    # filters on size / name
+//! cargo bench -p dupstream-filters --bench roofline -- draws        # the SBF against the drawing limit
 //! just roofline                                                     # table + calibration
 //! ```
 //!
@@ -35,6 +44,7 @@ use dupstream_filters::cuckoo::{
     CuckooParams, LINKED_CELLS_MAX, StreamingCuckoo, kicks_per_element,
 };
 use dupstream_filters::hash::{DoubleHash, hash_key, mix64, reduce};
+use dupstream_filters::rng::{FilterRng, Rng, filter_rng};
 use dupstream_filters::spec::FilterSpec;
 use dupstream_filters::{DuplicateFilter, PREFETCH_DISTANCE};
 use std::fmt::Write as _;
@@ -233,31 +243,116 @@ impl Clear {
     }
 }
 
+/// Prefetches the `l` double-hashed bits of the key hash `h`.
+fn prefetch_cells(bits: &BitArray, h: u64, l: u32) {
+    let dh = DoubleHash::new(h);
+    for i in 0..l {
+        bits.prefetch(dh.index(i, bits.len()));
+    }
+}
+
 /// The limit loop: test-and-set `l` double-hashed bits per element, prefetched ahead, and clear
 /// `clear`'s words.
 fn limit_block(bits: &mut BitArray, hashes: &[u64], l: u32, clear: &mut Clear, out: &mut [bool]) {
     let m = bits.len();
-    let prefetch = |bits: &BitArray, h: u64| {
-        let dh = DoubleHash::new(h);
-        for i in 0..l {
-            bits.prefetch(dh.index(i, m));
-        }
-    };
     for &h in hashes.iter().take(PREFETCH_DISTANCE) {
-        prefetch(bits, h);
+        prefetch_cells(bits, h, l);
     }
     for (i, &h) in hashes.iter().enumerate() {
+        let dh = DoubleHash::new(h);
+        let mut dup = true;
+        match hashes.get(i + PREFETCH_DISTANCE) {
+            // Many cells: one prefetch per cell set, spread as the SBF spreads its own (a
+            // burst of 40 per element left most without effect: 348 ns per element at 8 MiB
+            // against 137 for the loop that draws its cells one at a time).
+            Some(&ahead) if l as usize > SPREAD_ABOVE => {
+                let da = DoubleHash::new(ahead);
+                for j in 0..l {
+                    bits.prefetch(da.index(j, m));
+                    dup &= bits.set(dh.index(j, m));
+                }
+            }
+            ahead => {
+                if let Some(&ahead) = ahead {
+                    prefetch_cells(bits, ahead, l);
+                }
+                for j in 0..l {
+                    dup &= bits.set(dh.index(j, m));
+                }
+            }
+        }
+        out[i] = dup;
+    }
+    clear.block();
+}
+
+/// Above this many cells per element the limit loop spreads its prefetches (the SBF's
+/// threshold for its decrement cells).
+const SPREAD_ABOVE: usize = 16;
+
+/// Cells drawn at random for [`draw_limit_block`]: groups of `per` positions from the filter
+/// generator (`reduce(next_u64(), m)`, as the SBF draws its decrements, without its check that
+/// a group's cells are distinct), drawn [`DRAW_AHEAD`] elements ahead and prefetched.
+struct Draws {
+    rng: FilterRng,
+    ring: Vec<u64>,
+    per: usize,
+    head: usize,
+}
+
+/// How many elements ahead [`Draws`] are drawn and prefetched (the SBF's `AHEAD`).
+const DRAW_AHEAD: usize = 16;
+
+impl Draws {
+    fn new(per: usize, m: u64) -> Self {
+        let mut rng = filter_rng(1, 0);
+        let ring = (0..DRAW_AHEAD * per)
+            .map(|_| reduce(rng.next_u64(), m))
+            .collect();
+        Self {
+            rng,
+            ring,
+            per,
+            head: 0,
+        }
+    }
+}
+
+/// The limit loop of a structure that draws `draws.per` of its cells at random rather than
+/// from the key's hash: per element, test-and-set `l` double-hashed bits and the `per` drawn
+/// ones, and draw the `per` cells of the element [`DRAW_AHEAD`] later in their place,
+/// prefetching them. What the SBF must do per element by its specification (`K` probes, `P`
+/// random cells), as a plain loop: its ratio to this is its cost beyond that work.
+fn draw_limit_block(
+    bits: &mut BitArray,
+    hashes: &[u64],
+    l: u32,
+    draws: &mut Draws,
+    out: &mut [bool],
+) {
+    let m = bits.len();
+    for &h in hashes.iter().take(PREFETCH_DISTANCE) {
+        prefetch_cells(bits, h, l);
+    }
+    let per = draws.per;
+    for (i, &h) in hashes.iter().enumerate() {
         if let Some(&ahead) = hashes.get(i + PREFETCH_DISTANCE) {
-            prefetch(bits, ahead);
+            prefetch_cells(bits, ahead, l);
         }
         let dh = DoubleHash::new(h);
         let mut dup = true;
         for j in 0..l {
             dup &= bits.set(dh.index(j, m));
         }
+        let group = &mut draws.ring[draws.head * per..(draws.head + 1) * per];
+        for cell in group.iter_mut() {
+            bits.set(*cell);
+            *cell = reduce(draws.rng.next_u64(), m);
+            bits.prefetch(*cell);
+        }
+        draws.head = (draws.head + 1) % DRAW_AHEAD;
         out[i] = dup;
     }
-    clear.block();
 }
 
 /// Runs `elements` elements through `step` in blocks; returns ns per element.
@@ -332,6 +427,9 @@ struct Case<'a> {
     toml: &'a str,
     size: (&'static str, u64),
     dup: f64,
+    /// Of the structure's cells, how many the limit loop draws at random ([`Draws`]) rather
+    /// than from the hash; 0 for the plain limit loop.
+    draws: usize,
 }
 
 /// One case: warm-up, then `ROUNDS` of (limit, structure).
@@ -341,6 +439,7 @@ fn measure(case: &Case, limit: &mut BitArray) -> Option<Row> {
         toml,
         size,
         dup,
+        draws,
     } = case;
     let spec: FilterSpec = toml::from_str(toml).expect("spec");
     let bits = size.1;
@@ -355,27 +454,29 @@ fn measure(case: &Case, limit: &mut BitArray) -> Option<Row> {
     let cleared = cleared_lines_per_element(&spec, bits);
     let l = (cells - cleared).round().max(1.0) as u32;
     let mut clear = Clear::new(cleared, bits);
+    let mut drawn = Draws::new(draws, limit.len());
+    let mut run_limit = |h: &[u64], o: &mut [bool]| {
+        if draws == 0 {
+            limit_block(limit, h, l, &mut clear, o);
+        } else {
+            draw_limit_block(limit, h, l.saturating_sub(draws as u32), &mut drawn, o);
+        }
+    };
     // Stationary streams with a fraction `dup` of duplicates at every point of the run.
     let warm = (bits as usize / 4).clamp(1 << 18, 1 << 22);
     let mut stream = Stream::duplicates(dup);
     let mut limit_stream = Stream::duplicates(dup);
     timed(&mut stream, warm, |h, o| f.step_batch(h, o));
-    timed(&mut limit_stream, warm.min(1 << 20), |h, o| {
-        limit_block(limit, h, l, &mut clear, o)
-    });
+    timed(&mut limit_stream, warm.min(1 << 20), &mut run_limit);
     // Size the stretches from a short trial of each.
     let trial = 1 << 14;
     let s_ns = timed(&mut stream, trial, |h, o| f.step_batch(h, o));
-    let l_ns = timed(&mut limit_stream, trial, |h, o| {
-        limit_block(limit, h, l, &mut clear, o)
-    });
+    let l_ns = timed(&mut limit_stream, trial, &mut run_limit);
     let n_s = ((STRETCH_SECS * 1e9 / s_ns) as usize).clamp(trial, 1 << 23);
     let n_l = ((STRETCH_SECS * 1e9 / l_ns) as usize).clamp(trial, 1 << 23);
     let (mut ss, mut ls, mut rs) = (vec![], vec![], vec![]);
     for _ in 0..ROUNDS {
-        let a = timed(&mut limit_stream, n_l, |h, o| {
-            limit_block(limit, h, l, &mut clear, o)
-        });
+        let a = timed(&mut limit_stream, n_l, &mut run_limit);
         let b = timed(&mut stream, n_s, |h, o| f.step_batch(h, o));
         ls.push(a);
         ss.push(b);
@@ -620,6 +721,47 @@ fn markdown(
     }
 }
 
+/// A measured case, one line.
+fn print_row(r: &Row) {
+    println!(
+        "{:<8} {:>6} {:>3.0} % dup  L={:>5.1}{}  {:>9.1} ns  limit {:>7.1} ns  ratio {:>5.2}  (IQR {:>3.0} %)",
+        r.name,
+        r.size,
+        r.dup * 100.0,
+        r.cells,
+        if r.cleared > 0.0 {
+            format!(" ({:.1} lines cleared)", r.cleared)
+        } else {
+            String::new()
+        },
+        r.ns,
+        r.limit_ns,
+        r.ratio,
+        r.spread * 100.0
+    );
+}
+
+/// The SBF rows measured against [`draw_limit_block`] as well (name, `K`): their other `P`
+/// cells are drawn at random, which the plain limit loop does not do.
+const DRAWN: &[(&str, u32)] = &[("sbf", 2), ("sbf_qht", 2)];
+
+/// The [`DRAWN`] rows against the limit loop that draws their `P` cells: ns per element (that
+/// limit in brackets) and ratio, at [`DUP_LOW`] duplicates.
+fn print_drawn(rows: &[Row]) {
+    if rows.is_empty() {
+        return;
+    }
+    markdown(
+        rows,
+        |size| format!("{size} ns (drawing limit) ratio"),
+        |name, size| {
+            rows.iter()
+                .find(|r| r.name == name && r.size == size)
+                .map(|r| format!("{:.1} ({:.1}) {:.2}×", r.ns, r.limit_ns, r.ratio))
+        },
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut write = None;
@@ -646,6 +788,7 @@ fn main() {
     let fill = fill_ns();
     println!("key generation and hashing alone: {fill:.2} ns per element");
     let mut rows = vec![];
+    let mut drawn_rows = vec![];
     let mut kick_ns = vec![];
     let mut lines_ns = vec![];
     for &size in SIZES {
@@ -689,30 +832,36 @@ fn main() {
                     toml,
                     size,
                     dup,
+                    draws: 0,
                 };
                 if let Some(r) = measure_steady(&case, &mut limit) {
-                    println!(
-                        "{:<8} {:>6} {:>3.0} % dup  L={:>5.1}{}  {:>9.1} ns  limit {:>7.1} ns  ratio {:>5.2}  (IQR {:>3.0} %)",
-                        r.name,
-                        r.size,
-                        r.dup * 100.0,
-                        r.cells,
-                        if r.cleared > 0.0 {
-                            format!(" ({:.1} lines cleared)", r.cleared)
-                        } else {
-                            String::new()
-                        },
-                        r.ns,
-                        r.limit_ns,
-                        r.ratio,
-                        r.spread * 100.0
-                    );
+                    print_row(&r);
                     rows.push(r);
                 }
             }
         }
+        for &(name, k) in DRAWN {
+            if !wanted(&format!("draws {name}"), size.0) {
+                continue;
+            }
+            let toml = STRUCTURES.iter().find(|s| s.0 == name).expect("row").1;
+            let spec: FilterSpec = toml::from_str(toml).expect("spec");
+            let case = Case {
+                name,
+                toml,
+                size,
+                dup: DUP_LOW,
+                draws: (cells_per_element(&spec, size.1) - f64::from(k)).round() as usize,
+            };
+            if let Some(r) = measure_steady(&case, &mut limit) {
+                print!("drawn    ");
+                print_row(&r);
+                drawn_rows.push(r);
+            }
+        }
     }
     print_table(&rows);
+    print_drawn(&drawn_rows);
     for &(label, bits) in KICK_SIZES {
         if wanted("kicks", label) {
             let (kick, measured, model) = cuckoo_kicks(bits);

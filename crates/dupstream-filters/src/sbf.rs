@@ -67,6 +67,15 @@ use crate::{DuplicateFilter, Occupancy, OccupancyKind};
 /// 44.4 (Max 1, K 2, P 4; uniform stream, 85 % duplicates).
 const AHEAD: usize = 16;
 
+/// Decrement groups of more cells than this have their prefetches spread over the decrement
+/// loop, one per cell, rather than issued at once per element: a burst of `P` prefetches left
+/// most of them without effect (dropped, or evicted before use) once `P` is large. The QHT
+/// paper's SBF (`P` = 38) took 641.9 ns per element at 8 MiB, 3.9× the loop that draws and
+/// prefetches one cell at a time (`benches/roofline.rs`, `draws`), and 374.4 ns (1.9×) spread;
+/// 1300 → 594 ns at 64 MB. With `P` = 4, spreading them was slower at 512 MB (161–171 ns
+/// against 138–141), so small groups keep the burst.
+const SPREAD_ABOVE: usize = 16;
+
 pub use crate::theory::{fp_bound, p_for_fps, stable_zero_fraction};
 
 /// Largest accepted `K`.
@@ -364,6 +373,8 @@ pub struct StableBloomFilter {
     ring: Vec<u64>,
     group_len: usize,
     ring_mask: usize,
+    /// How many elements ahead the decrement cells are prefetched: `min(AHEAD, R − 1)`.
+    ahead: usize,
     head: usize,
     /// Bitmap of the cells drawn so far in a group (at least 32 bits per cell, a power of
     /// two), which spares most draws the search for a repeat.
@@ -395,6 +406,7 @@ impl StableBloomFilter {
             ring: vec![0; groups * group_len],
             group_len,
             ring_mask: groups - 1,
+            ahead: AHEAD.min(groups - 1),
             head: 0,
             seen: vec![0; (32 * group_len).next_power_of_two().max(64) / 64],
         };
@@ -510,19 +522,38 @@ impl StableBloomFilter {
         // A local copy of the generator: its state stays in registers while the group (which
         // the compiler cannot tell apart from `self`) is written.
         let mut rng = self.rng.clone();
+        let len = self.group_len;
+        // The group whose cells are decremented `ahead` elements later: with more than
+        // `SPREAD_ABOVE` cells, one of them is prefetched per slot here, spread over the
+        // group's work ([`Self::step_batch`] prefetches smaller groups at once).
+        let spread = len > SPREAD_ABOVE;
+        let ahead = (base / len + self.ahead) & self.ring_mask;
         let Self {
             ring,
             cells,
             zeros,
             seen,
-            group_len,
             ..
         } = self;
-        let group = &mut ring[base..base + *group_len];
+        let (group, next): (&mut [u64], &[u64]) = match (ahead * len).cmp(&base) {
+            std::cmp::Ordering::Greater => {
+                let (lo, hi) = ring.split_at_mut(ahead * len);
+                (&mut lo[base..base + len], &hi[..len])
+            }
+            std::cmp::Ordering::Less => {
+                let (lo, hi) = ring.split_at_mut(base);
+                (&mut hi[..len], &lo[ahead * len..ahead * len + len])
+            }
+            // A ring of one group (`P` > 4096): nothing ahead to prefetch.
+            std::cmp::Ordering::Equal => (&mut ring[base..base + len], &[]),
+        };
         let shift = clear_seen(seen);
         let mut hit_zero = 0;
         for s in 0..group.len() {
             if DECREMENT {
+                if spread && !next.is_empty() {
+                    cells.prefetch(next[s]);
+                }
                 let old = if W == 0 {
                     cells.decrement_saturating(group[s])
                 } else {
@@ -590,10 +621,12 @@ impl DuplicateFilter for StableBloomFilter {
     }
 
     /// As the default, and also prefetches the pre-drawn decrement cells of the element
-    /// `min(AHEAD, R − 1)` ahead. Verdicts are identical to [`Self::step`].
+    /// `min(AHEAD, R − 1)` ahead: adjacent decrements here, independent ones spread over the
+    /// decrement loop ([`Self::refill`]). Verdicts are identical to [`Self::step`].
     fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
         assert!(out.len() >= hashes.len(), "output buffer too short");
-        let group_ahead = AHEAD.min(self.ring_mask);
+        let group_ahead = self.ahead;
+        let per_element = self.decrement == Decrement::Adjacent || self.group_len <= SPREAD_ABOVE;
         for (i, &h) in hashes.iter().take(AHEAD).enumerate() {
             self.prefetch(h);
             if i < group_ahead {
@@ -604,7 +637,7 @@ impl DuplicateFilter for StableBloomFilter {
             if let Some(&ahead) = hashes.get(i + AHEAD) {
                 self.prefetch(ahead);
             }
-            if group_ahead > 0 && i + group_ahead < hashes.len() {
+            if per_element && group_ahead > 0 && i + group_ahead < hashes.len() {
                 self.prefetch_group(group_ahead);
             }
             out[i] = self.step(h);
@@ -857,7 +890,8 @@ mod tests {
             SbfParams::new(1, 2, 4),
             SbfParams::new(3, 3, 40).decrement(Decrement::Independent),
             SbfParams::new(3, 2, 10).decrement(Decrement::Adjacent),
-            SbfParams::new(1, 2, 600), // P > 16: hashed distinct draws; 600·R ≤ 8192: R = 8
+            SbfParams::new(1, 2, 600), // P > 16: prefetches spread; 600·R ≤ 8192: R = 8
+            SbfParams::new(1, 2, 5000), // a ring of one group: nothing ahead to prefetch
         ] {
             // Large P costs O(P) per element: fewer elements.
             let hashes = &hashes[..hashes.len() / (1 + params.p.unwrap() as usize / 50)];
