@@ -72,9 +72,10 @@ const AHEAD: usize = 16;
 /// most of them without effect (dropped, or evicted before use) once `P` is large. The QHT
 /// paper's SBF (`P` = 38) took 641.9 ns per element at 8 MiB, 3.9× the loop that draws and
 /// prefetches one cell at a time (`benches/roofline.rs`, `draws`), and 374.4 ns (1.9×) spread;
-/// 1300 → 594 ns at 64 MB. With `P` = 4, spreading them was slower at 512 MB (161–171 ns
-/// against 138–141), so small groups keep the burst.
-const SPREAD_ABOVE: usize = 16;
+/// 1300 → 594 ns at 64 MB. `P` = 8 (Max 3): 131.8 → 114.1 ns at 8 MiB, 193.1 → 154.7 at 64
+/// MB. With `P` = 4, spreading was slower at 512 MB in three pairs (161–176 ns against
+/// 138–162), so groups of 4 or fewer keep the burst.
+const SPREAD_ABOVE: usize = 4;
 
 pub use crate::theory::{fp_bound, p_for_fps, stable_zero_fraction};
 
