@@ -67,15 +67,21 @@ use crate::{DuplicateFilter, Occupancy, OccupancyKind};
 /// 44.4 (Max 1, K 2, P 4; uniform stream, 85 % duplicates).
 const AHEAD: usize = 16;
 
-/// Decrement groups of more cells than this have their prefetches spread over the decrement
-/// loop, one per cell, rather than issued at once per element: a burst of `P` prefetches left
-/// most of them without effect (dropped, or evicted before use) once `P` is large. The QHT
-/// paper's SBF (`P` = 38) took 641.9 ns per element at 8 MiB, 3.9× the loop that draws and
-/// prefetches one cell at a time (`benches/roofline.rs`, `draws`), and 374.4 ns (1.9×) spread;
-/// 1300 → 594 ns at 64 MB. `P` = 8 (Max 3): 131.8 → 114.1 ns at 8 MiB, 193.1 → 154.7 at 64
-/// MB. With `P` = 4, spreading was slower at 512 MB in three pairs (161–176 ns against
-/// 138–162), so groups of 4 or fewer keep the burst.
+/// Decrement groups of more cells than this, in a filter larger than [`SPREAD_FROM_BITS`], have
+/// their prefetches spread over the decrement loop, one per cell, rather than issued at once per
+/// element: a burst of `P` prefetches left most of them without effect (dropped, or evicted
+/// before use) once `P` is large. The QHT paper's SBF (`P` = 38) took 641.9 ns per element at
+/// 8 MiB, 3.9× the loop that draws and prefetches one cell at a time (`benches/roofline.rs`,
+/// `draws`), and 374.4 ns (1.9×) spread; 1300 → 594 ns at 64 MB. `P` = 8 (Max 3): 131.8 →
+/// 114.1 ns at 8 MiB, 193.1 → 154.7 at 64 MB. With `P` = 4, spreading was slower at 512 MB in
+/// three pairs (161–176 ns against 138–162), so groups of 4 or fewer keep the burst.
 const SPREAD_ABOVE: usize = 4;
+
+/// Filters of at most this many bits (1 MiB, within L2) keep the burst whatever `P`: spread,
+/// the QHT paper's SBF was 5–8 % slower there against the drawing limit (64 Kbit: 2.39–2.40×
+/// against 2.16–2.27×; 1 Mbit: 2.35–2.47× against 2.27–2.32×), level at 4 and 8 Mbit, and
+/// faster from 16 Mbit (2.25–2.29× against 2.43–2.53×).
+const SPREAD_FROM_BITS: u64 = 1 << 23;
 
 pub use crate::theory::{fp_bound, p_for_fps, stable_zero_fraction};
 
@@ -376,6 +382,8 @@ pub struct StableBloomFilter {
     ring_mask: usize,
     /// How many elements ahead the decrement cells are prefetched: `min(AHEAD, R − 1)`.
     ahead: usize,
+    /// Whether those prefetches are spread over the decrement loop ([`SPREAD_ABOVE`]).
+    spread: bool,
     head: usize,
     /// Bitmap of the cells drawn so far in a group (at least 32 bits per cell, a power of
     /// two), which spares most draws the search for a repeat.
@@ -408,6 +416,9 @@ impl StableBloomFilter {
             group_len,
             ring_mask: groups - 1,
             ahead: AHEAD.min(groups - 1),
+            spread: params.decrement == Decrement::Independent
+                && group_len > SPREAD_ABOVE
+                && m * u64::from(d) > SPREAD_FROM_BITS,
             head: 0,
             seen: vec![0; (32 * group_len).next_power_of_two().max(64) / 64],
         };
@@ -524,10 +535,10 @@ impl StableBloomFilter {
         // the compiler cannot tell apart from `self`) is written.
         let mut rng = self.rng.clone();
         let len = self.group_len;
-        // The group whose cells are decremented `ahead` elements later: with more than
-        // `SPREAD_ABOVE` cells, one of them is prefetched per slot here, spread over the
-        // group's work ([`Self::step_batch`] prefetches smaller groups at once).
-        let spread = len > SPREAD_ABOVE;
+        // The group whose cells are decremented `ahead` elements later: if `spread`, one of
+        // them is prefetched per slot here, spread over the group's work (otherwise
+        // [`Self::step_batch`] prefetches them at once).
+        let spread = self.spread;
         let ahead = (base / len + self.ahead) & self.ring_mask;
         let Self {
             ring,
@@ -622,12 +633,12 @@ impl DuplicateFilter for StableBloomFilter {
     }
 
     /// As the default, and also prefetches the pre-drawn decrement cells of the element
-    /// `min(AHEAD, R − 1)` ahead: adjacent decrements here, independent ones spread over the
-    /// decrement loop ([`Self::refill`]). Verdicts are identical to [`Self::step`].
+    /// `min(AHEAD, R − 1)` ahead: here, or spread over the decrement loop ([`Self::refill`],
+    /// [`SPREAD_ABOVE`]). Verdicts are identical to [`Self::step`].
     fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
         assert!(out.len() >= hashes.len(), "output buffer too short");
         let group_ahead = self.ahead;
-        let per_element = self.decrement == Decrement::Adjacent || self.group_len <= SPREAD_ABOVE;
+        let per_element = !self.spread;
         for (i, &h) in hashes.iter().take(AHEAD).enumerate() {
             self.prefetch(h);
             if i < group_ahead {
@@ -887,16 +898,22 @@ mod tests {
         let hashes: Vec<u64> = (0..50_000u64)
             .map(|i| hash_key(i * 7919 % 20_000, 1))
             .collect();
-        for params in [
-            SbfParams::new(1, 2, 4),
-            SbfParams::new(3, 3, 40).decrement(Decrement::Independent),
-            SbfParams::new(3, 2, 10).decrement(Decrement::Adjacent),
-            SbfParams::new(1, 2, 600), // P > 16: prefetches spread; 600·R ≤ 8192: R = 8
-            SbfParams::new(1, 2, 5000), // a ring of one group: nothing ahead to prefetch
+        let spread = 1 << 24; // above SPREAD_FROM_BITS: P > 4 spreads its prefetches
+        for (params, bits) in [
+            (SbfParams::new(1, 2, 4), 1 << 15),
+            (SbfParams::new(3, 3, 40), 1 << 15),
+            (SbfParams::new(3, 3, 40), spread),
+            (
+                SbfParams::new(3, 2, 10).decrement(Decrement::Adjacent),
+                1 << 15,
+            ),
+            (SbfParams::new(1, 2, 600), spread), // 600·R ≤ 8192: R = 8
+            (SbfParams::new(1, 2, 5000), spread), // a ring of one group: nothing ahead
         ] {
             // Large P costs O(P) per element: fewer elements.
             let hashes = &hashes[..hashes.len() / (1 + params.p.unwrap() as usize / 50)];
-            let mut a = StableBloomFilter::new(1 << 15, &params, 42).unwrap();
+            let mut a = StableBloomFilter::new(bits, &params, 42).unwrap();
+            assert_eq!(a.spread, bits == spread, "{params:?}");
             let mut b = a.clone();
             let one: Vec<bool> = hashes.iter().map(|&h| a.step(h)).collect();
             let mut batch = vec![false; hashes.len()];
