@@ -633,8 +633,8 @@ impl DuplicateFilter for StableBloomFilter {
     }
 
     /// As the default, and also prefetches the pre-drawn decrement cells of the element
-    /// `min(AHEAD, R − 1)` ahead: here, or spread over the decrement loop ([`Self::refill`],
-    /// [`SPREAD_ABOVE`]). Verdicts are identical to [`Self::step`].
+    /// `min(AHEAD, R − 1)` ahead: here, or, for more than 4 cells in a filter above 1 MiB, one
+    /// per decrement, spread over the decrement loop. Verdicts are identical to [`Self::step`].
     fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
         assert!(out.len() >= hashes.len(), "output buffer too short");
         let group_ahead = self.ahead;
