@@ -20,9 +20,10 @@
 //! at once.
 //!
 //! The SBF rows of [`DRAWN`] are measured a second time against a limit loop that draws their
-//! `P` decrement cells from the filter generator as they do ([`draw_limit_block`]; filter
-//! `draws`): the cost of their own work beyond the random cells their specification asks for.
-//! That table is printed, not part of the calibration.
+//! `P` decrement cells from the filter generator as they do ([`draw_limit_block`]): the cost of
+//! their own work beyond the random cells their specification asks for. That table is printed,
+//! not part of the calibration; the full run measures it, and a filtered one when its words
+//! select it (`draws`, a size, or the row's name).
 //!
 //! ```text
 //! cargo bench -p dupstream-filters --bench roofline                 # the table
@@ -447,6 +448,10 @@ fn measure(case: &Case, limit: &mut BitArray) -> Option<Row> {
     let cells = cells_per_element(&spec, bits);
     let cleared = cleared_lines_per_element(&spec, bits);
     let l = (cells - cleared).round().max(1.0) as u32;
+    assert!(
+        draws == 0 || cleared == 0.0,
+        "{name}: the drawing limit does not clear lines"
+    );
     let mut clear = Clear::new(cleared, bits);
     let mut drawn = Draws::new(draws, limit.len());
     let mut run_limit = |h: &[u64], o: &mut [bool]| {

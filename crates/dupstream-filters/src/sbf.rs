@@ -50,8 +50,10 @@
 //! a small ring of `R` groups (`R ≤ 32`, one group per future element), and each element
 //! consumes the oldest group and draws a replacement. The draws therefore happen in one fixed
 //! order whatever the calling pattern, so [`DuplicateFilter::step`] and the overridden
-//! [`DuplicateFilter::step_batch`] give identical verdicts, while `step_batch` can prefetch the
-//! decrement cells of an element `min(AHEAD, R − 1)` elements ahead. The ring, like
+//! [`DuplicateFilter::step_batch`] give identical verdicts, while the decrement cells of an
+//! element `min(AHEAD, R − 1)` elements ahead can be prefetched: by `step_batch`, or, for more
+//! than 4 independent decrements in a filter above 1 MiB, one per decrement inside the
+//! decrement loop (in `step` too). The ring, like
 //! the generator, is random-number state, not filter state, and is not charged to the budget.
 
 use crate::bits::PackedArray;
@@ -633,15 +635,17 @@ impl DuplicateFilter for StableBloomFilter {
     }
 
     /// As the default, and also prefetches the pre-drawn decrement cells of the element
-    /// `min(AHEAD, R − 1)` ahead: here, or, for more than 4 cells in a filter above 1 MiB, one
-    /// per decrement, spread over the decrement loop. Verdicts are identical to [`Self::step`].
+    /// `min(AHEAD, R − 1)` ahead: here, or, for more than 4 independent decrements in a filter
+    /// above 1 MiB, one per decrement, spread over the decrement loop (where [`Self::step`]
+    /// issues them too; the groups ahead of a batch were prefetched by the elements before it).
+    /// Verdicts are identical to [`Self::step`].
     fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
         assert!(out.len() >= hashes.len(), "output buffer too short");
         let group_ahead = self.ahead;
         let per_element = !self.spread;
         for (i, &h) in hashes.iter().take(AHEAD).enumerate() {
             self.prefetch(h);
-            if i < group_ahead {
+            if per_element && i < group_ahead {
                 self.prefetch_group(i);
             }
         }
@@ -915,20 +919,28 @@ mod tests {
             let mut a = StableBloomFilter::new(bits, &params, 42).unwrap();
             assert_eq!(a.spread, bits == spread, "{params:?}");
             let mut b = a.clone();
+            // The same filter with its prefetches in a burst: spreading them changes nothing.
+            let mut c = a.clone();
+            c.spread = false;
             let one: Vec<bool> = hashes.iter().map(|&h| a.step(h)).collect();
             let mut batch = vec![false; hashes.len()];
+            let mut burst = vec![false; hashes.len()];
             // Uneven chunks exercise the chunk boundaries.
             let mut start = 0;
             for len in [1usize, 23, 24, 25, 1000, 7777].into_iter().cycle() {
                 let end = (start + len).min(hashes.len());
                 b.step_batch(&hashes[start..end], &mut batch[start..end]);
+                c.step_batch(&hashes[start..end], &mut burst[start..end]);
                 start = end;
                 if start == hashes.len() {
                     break;
                 }
             }
             assert_eq!(one, batch, "{params:?}");
+            assert_eq!(one, burst, "{params:?}");
             assert_eq!(a.occupancy(), b.occupancy());
+            assert_eq!(b.occupancy(), c.occupancy());
+            assert_eq!(b.ring, c.ring);
             assert!(a.zeros_consistent() && b.zeros_consistent());
         }
     }
