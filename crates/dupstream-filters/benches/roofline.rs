@@ -265,7 +265,7 @@ fn limit_block(bits: &mut BitArray, hashes: &[u64], l: u32, clear: &mut Clear, o
         // One prefetch per cell set, spread over the element's work: a burst of 40 per element
         // left most without effect (at 8 MiB: 348 ns per element against 137 for the loop
         // that draws and prefetches its cells one at a time); spread, the loop was as fast
-        // or faster at every L tried (2 to 40, 8 MiB to 512 MB).
+        // (within 2 %) or faster at every L tried (2 to 40, 8 MiB to 512 MB).
         match hashes.get(i + PREFETCH_DISTANCE) {
             Some(&ahead) => {
                 let da = DoubleHash::new(ahead);
