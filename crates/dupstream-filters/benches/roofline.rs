@@ -740,9 +740,9 @@ fn print_row(r: &Row) {
     );
 }
 
-/// The SBF rows measured against [`draw_limit_block`] as well (name, `K`): their other `P`
-/// cells are drawn at random, which the plain limit loop does not do.
-const DRAWN: &[(&str, u32)] = &[("sbf", 2), ("sbf_qht", 2)];
+/// The SBF rows measured against [`draw_limit_block`] as well: besides their `K` hashed cells,
+/// their `P` decrement cells are drawn at random, which the plain limit loop does not do.
+const DRAWN: &[&str] = &["sbf", "sbf_qht"];
 
 /// The [`DRAWN`] rows against the limit loop that draws their `P` cells: ns per element (that
 /// limit in brackets) and ratio, at [`DUP_LOW`] duplicates.
@@ -839,18 +839,23 @@ fn main() {
                 }
             }
         }
-        for &(name, k) in DRAWN {
+        for &name in DRAWN {
             if !wanted(&format!("draws {name}"), size.0) {
                 continue;
             }
             let toml = STRUCTURES.iter().find(|s| s.0 == name).expect("row").1;
             let spec: FilterSpec = toml::from_str(toml).expect("spec");
+            let FilterSpec::Sbf(p) = &spec else {
+                panic!("{name}: DRAWN rows are SBFs");
+            };
+            // Of its K + P cells, the P decrement cells are drawn.
+            let draws = cells_per_element(&spec, size.1) - f64::from(p.k);
             let case = Case {
                 name,
                 toml,
                 size,
                 dup: DUP_LOW,
-                draws: (cells_per_element(&spec, size.1) - f64::from(k)).round() as usize,
+                draws: draws.round() as usize,
             };
             if let Some(r) = measure_steady(&case, &mut limit) {
                 print!("drawn    ");
