@@ -382,8 +382,6 @@ pub struct StableBloomFilter {
     ring: Vec<u64>,
     group_len: usize,
     ring_mask: usize,
-    /// How many elements ahead the decrement cells are prefetched: `min(AHEAD, R − 1)`.
-    ahead: usize,
     /// Whether those prefetches are spread over the decrement loop ([`SPREAD_ABOVE`]).
     spread: bool,
     head: usize,
@@ -417,7 +415,6 @@ impl StableBloomFilter {
             ring: vec![0; groups * group_len],
             group_len,
             ring_mask: groups - 1,
-            ahead: AHEAD.min(groups - 1),
             spread: params.decrement == Decrement::Independent
                 && group_len > SPREAD_ABOVE
                 && m * u64::from(d) > SPREAD_FROM_BITS,
@@ -541,7 +538,7 @@ impl StableBloomFilter {
         // them is prefetched per slot here, spread over the group's work (otherwise
         // [`Self::step_batch`] prefetches them at once).
         let spread = self.spread;
-        let ahead = (base / len + self.ahead) & self.ring_mask;
+        let ahead = (base / len + self.ahead()) & self.ring_mask;
         let Self {
             ring,
             cells,
@@ -579,6 +576,12 @@ impl StableBloomFilter {
         }
         *zeros += hit_zero;
         self.rng = rng;
+    }
+
+    /// How many elements ahead the decrement cells are prefetched: `min(AHEAD, R − 1)`.
+    #[inline(always)]
+    fn ahead(&self) -> usize {
+        AHEAD.min(self.ring_mask)
     }
 
     /// Prefetches the decrement cells of the element `ahead` positions after the next one.
@@ -641,7 +644,7 @@ impl DuplicateFilter for StableBloomFilter {
     /// Verdicts are identical to [`Self::step`].
     fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
         assert!(out.len() >= hashes.len(), "output buffer too short");
-        let group_ahead = self.ahead;
+        let group_ahead = self.ahead();
         let per_element = !self.spread;
         for (i, &h) in hashes.iter().take(AHEAD).enumerate() {
             self.prefetch(h);
