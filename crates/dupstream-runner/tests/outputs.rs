@@ -347,7 +347,7 @@ fn compare_puts_two_runs_side_by_side() {
         b.to_str().unwrap(),
     ]));
     assert!(
-        text.contains("Matched on algorithm, label, params, memory, stream, checkpoint"),
+        text.contains("Matched on algorithm, label, config, params, memory, stream, checkpoint"),
         "{text}"
     );
     assert!(

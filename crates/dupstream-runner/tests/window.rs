@@ -68,7 +68,7 @@ fn windowed_counts_match_brute_force_and_come_last() {
     // The windowed columns follow `occupancy`; the tidy columns (SCHEMA.md) come last.
     assert!(
         header.contains(
-            ",occupancy,window,w_duplicates,w_fp,w_fn,w_fpr,w_fnr,memory_bits,bits_per_distinct,param_"
+            ",occupancy,window,w_duplicates,w_fp,w_fn,w_fpr,w_fnr,memory_bits,bits_per_distinct,stream_kind,stream_params,param_"
         ),
         "{header}"
     );

@@ -67,7 +67,7 @@ pub fn run(
         .filter
         .build(cell.memory_bits, filter_seed(case.seed, cell))
         .map_err(|e| anyhow!(e))
-        .with_context(|| format!("building {} at {} bits", cell.label, cell.memory_bits))?;
+        .with_context(|| format!("building {} at {} bits", cell.config, cell.memory_bits))?;
     let truth = &truths.since_start;
     let n = truth.len();
     let labels = truth.label_words();
@@ -87,7 +87,7 @@ pub fn run(
     let mut pos = 0u64;
     let stops = exp.checkpoints(n);
     let mut rows = Vec::with_capacity(stops.len());
-    let bar = progress.cell_bar(&cell.label, &format_bits(cell.memory_nominal_bits), n);
+    let bar = progress.cell_bar(&cell.config, &format_bits(cell.memory_nominal_bits), n);
     for &stop in &stops {
         while pos < stop {
             if let Err(stopped) = cancel.check() {
@@ -126,7 +126,7 @@ pub fn run(
     let wall = start.elapsed().as_secs_f64();
     let timing = CellTiming {
         cell: cell.index,
-        label: cell.label.clone(),
+        label: cell.config.clone(),
         elements: n,
         wall_secs: wall,
         ns_per_element: wall * 1e9 / n.max(1) as f64,

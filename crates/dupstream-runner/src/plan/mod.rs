@@ -49,6 +49,12 @@ pub struct Cell {
     pub filter: Arc<dyn StructureSpec>,
     /// Display label (`label` key, or the name plus swept parameters).
     pub label: String,
+    /// The configuration: the label plus the values of the keys its `[[algorithm]]` table
+    /// sweeps, as written (`BSBF k=2`); equal to `label` when nothing is swept or the label
+    /// was generated from the swept values. Charts, comparisons and summaries group by it.
+    pub config: String,
+    /// The swept keys' values as written (unscaled), `(key, value)` in the table's order.
+    pub swept: Vec<(String, String)>,
     /// Memory budget as run (after `--scale`).
     pub memory_bits: u64,
     /// Memory budget as written.

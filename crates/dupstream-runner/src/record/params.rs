@@ -33,6 +33,11 @@ impl Params {
         self.0.iter().map(|(n, v)| (n.as_str(), v.as_str()))
     }
 
+    /// Whether there are no pairs.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The value of `name`, if given.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.iter().find(|(n, _)| *n == name).map(|(_, v)| v)

@@ -16,7 +16,17 @@ pub struct RawRow {
     pub cell: usize,
     pub algorithm: String,
     pub label: String,
+    /// The configuration this cell runs: the label plus the parameters its experiment sweeps
+    /// under that label, as written (`BSBF k=2`). Charts, `compare` and summaries group by it;
+    /// only replicate seeds of one configuration are pooled. Files written before the column
+    /// existed read it as empty: [`RawRow::config`] then falls back to the label.
+    #[serde(default)]
+    pub config: String,
     pub params: Params,
+    /// The swept parameters of the configuration as written in the experiment, unscaled
+    /// (`k=2`; empty when nothing is swept under the label).
+    #[serde(default)]
+    pub swept: Params,
     /// The structure's `K`, when it has one.
     pub k: Option<u64>,
     pub memory: String,
@@ -96,6 +106,8 @@ impl RawRow {
             cell: cell.index,
             algorithm: filter.name().to_string(),
             label: cell.label.clone(),
+            config: cell.config.clone(),
+            swept: Params::new(cell.swept.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
             k: params.k(),
             params,
             memory: format_bits(cell.memory_nominal_bits),
@@ -140,6 +152,26 @@ impl RawRow {
         self.w_fpr = Some((unseen > 0).then(|| fp as f64 / unseen as f64));
         self.w_fnr = Some((duplicates > 0).then(|| fn_ as f64 / duplicates as f64));
         self
+    }
+
+    /// The configuration's name (`config`, or the label in files written before it).
+    pub fn config(&self) -> &str {
+        if self.config.is_empty() {
+            &self.label
+        } else {
+            &self.config
+        }
+    }
+
+    /// The structure a configuration belongs to (its Pareto front groups its configurations):
+    /// the label when the experiment names one, else the structure's name (a generated label
+    /// holds the swept values, `bloom k=1`).
+    pub fn structure(&self) -> &str {
+        if !self.swept.is_empty() && self.config() == self.label {
+            &self.algorithm
+        } else {
+            &self.label
+        }
     }
 
     /// The last checkpoint of each cell, in cell order.
@@ -245,6 +277,7 @@ impl StreamRow {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellTiming {
     pub cell: usize,
+    /// The cell's configuration ([`RawRow::config`]).
     pub label: String,
     pub elements: u64,
     pub wall_secs: f64,
@@ -292,7 +325,9 @@ pub fn test_row(label: &str, cell: usize, fpr: f64, fnr: f64) -> RawRow {
         cell,
         algorithm: label.to_lowercase(),
         label: label.into(),
+        config: label.into(),
         params: Params::parse("fps=0.1"),
+        swept: Params::default(),
         k: Some(2),
         memory: "1KB".into(),
         memory_nominal_bits: 8192,
@@ -337,14 +372,44 @@ mod tests {
         none.fpr = None;
         let bytes = crate::record::csv_bytes(&[r.clone(), none.clone()]).unwrap();
         let text = String::from_utf8(bytes.clone()).unwrap();
-        assert!(text.contains(",max=1;k=2;p=4;fps=-,2,1KB,"), "{text}");
-        assert!(text.contains(",max=1;k=2;p=4;fps=-,,1KB,"), "{text}");
+        assert!(
+            text.contains(",SBF,SBF,max=1;k=2;p=4;fps=-,,2,1KB,"),
+            "{text}"
+        );
+        assert!(text.contains(",max=1;k=2;p=4;fps=-,,,1KB,"), "{text}");
         let back: Vec<RawRow> = csv::Reader::from_reader(bytes.as_slice())
             .deserialize()
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(back, vec![r.clone(), none.clone()]);
         assert_eq!(crate::record::csv_bytes(&back).unwrap(), bytes);
+        // A configuration of a swept label, and a file written before the column: its
+        // configuration is its label.
+        let mut swept = r.clone();
+        swept.config = "SBF k=2".into();
+        swept.swept = Params::parse("k=2");
+        let bytes2 = crate::record::csv_bytes(std::slice::from_ref(&swept)).unwrap();
+        let text2 = String::from_utf8(bytes2.clone()).unwrap();
+        assert!(
+            text2.contains(",SBF,SBF k=2,max=1;k=2;p=4;fps=-,k=2,2,"),
+            "{text2}"
+        );
+        let back: Vec<RawRow> = csv::Reader::from_reader(bytes2.as_slice())
+            .deserialize()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(back[0].config(), "SBF k=2");
+        let old = text
+            .replace("label,config,params,swept,", "label,params,")
+            .replace(
+                ",SBF,SBF,max=1;k=2;p=4;fps=-,,",
+                ",SBF,max=1;k=2;p=4;fps=-,",
+            );
+        let back: Vec<RawRow> = csv::Reader::from_reader(old.as_bytes())
+            .deserialize()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!((back[0].config(), back[0].structure()), ("SBF", "SBF"));
         assert!(
             !text.contains("w_fp"),
             "no window, no windowed columns: {text}"

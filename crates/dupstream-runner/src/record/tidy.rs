@@ -19,6 +19,8 @@ pub const PARAM_PREFIX: &str = "param_";
 struct RawExtra {
     memory_bits: u64,
     bits_per_distinct: Option<f64>,
+    stream_kind: String,
+    stream_params: String,
 }
 
 impl RawRow {
@@ -33,16 +35,29 @@ impl RawRow {
         (self.unseen > 0).then(|| self.memory_bits_used as f64 / self.unseen as f64)
     }
 
+    /// The stream's kind (`shuffled`), the first word of its label.
+    pub fn stream_kind(&self) -> &str {
+        self.stream.split(' ').next().unwrap_or("")
+    }
+
+    /// The stream's parameters as `name=value;…` (its label without the kind).
+    pub fn stream_params(&self) -> String {
+        self.stream.split(' ').skip(1).collect::<Vec<_>>().join(";")
+    }
+
     fn extra(&self) -> RawExtra {
         RawExtra {
             memory_bits: self.memory_bits(),
             bits_per_distinct: self.bits_per_distinct(),
+            stream_kind: self.stream_kind().to_string(),
+            stream_params: self.stream_params(),
         }
     }
 }
 
 /// `raw.csv` (and `derived.csv`): every [`RawRow`] column, then `memory_bits`,
-/// `bits_per_distinct` and one `param_<name>` column per structure parameter.
+/// `bits_per_distinct`, `stream_kind`, `stream_params` and one `param_<name>` column per
+/// structure parameter.
 pub fn raw_csv_bytes(rows: &[RawRow]) -> Result<Vec<u8>> {
     let with: Vec<(&RawRow, RawExtra)> = rows.iter().map(|r| (r, r.extra())).collect();
     csv_with_params(&with, |(r, _)| &r.params)
@@ -56,7 +71,13 @@ pub struct CellRow {
     pub cell: usize,
     pub algorithm: String,
     pub label: String,
+    /// The configuration (see [`RawRow::config`]).
+    #[serde(default)]
+    pub config: String,
     pub params: Params,
+    /// The swept parameters as written (see [`RawRow::swept`]).
+    #[serde(default)]
+    pub swept: Params,
     pub k: Option<u64>,
     pub memory: String,
     pub memory_nominal_bits: u64,
@@ -88,7 +109,9 @@ pub fn cell_rows(rows: &[RawRow], timings: &[CellTiming]) -> Vec<CellRow> {
                 cell: r.cell,
                 algorithm: r.algorithm.clone(),
                 label: r.label.clone(),
+                config: r.config().to_string(),
                 params: r.params.clone(),
+                swept: r.swept.clone(),
                 k: r.k,
                 memory: r.memory.clone(),
                 memory_nominal_bits: r.memory_nominal_bits,
@@ -240,7 +263,7 @@ mod tests {
         let header = lines.next().unwrap();
         assert!(
             header.ends_with(
-                ",occupancy,memory_bits,bits_per_distinct,param_max,param_k,param_fps,param_s"
+                ",occupancy,memory_bits,bits_per_distinct,stream_kind,stream_params,param_max,param_k,param_fps,param_s"
             ),
             "{header}"
         );
@@ -248,9 +271,9 @@ mod tests {
             lines
                 .next()
                 .unwrap()
-                .ends_with(",8192,13.653333333333334,1,2,,")
+                .ends_with(",8192,13.653333333333334,uniform,,1,2,,")
         );
-        assert!(lines.next().unwrap().ends_with(",8192,,,1,,2"));
+        assert!(lines.next().unwrap().ends_with(",8192,,uniform,,,1,,2"));
         // The old columns are the bytes `csv_bytes` writes, and the rows read back.
         let old =
             String::from_utf8(crate::record::csv_bytes(&[a.clone(), b.clone()]).unwrap()).unwrap();

@@ -60,6 +60,8 @@ pub fn compute(specs: &[DerivedSpec], rows: &[RawRow], cells: usize) -> Vec<RawR
             let Some(rb) = b.get(k) else { continue };
             let mut r = (*rb).clone();
             r.label = d.label.clone();
+            r.config = d.label.clone();
+            r.swept = Default::default();
             r.algorithm = d.kind.algorithm().to_string();
             r.cell = cells * (di + 1) + rb.cell % cells.max(1);
             r.params = rb

@@ -25,7 +25,9 @@ table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; }
 .markdown table td { white-space: nowrap; }
-.scroll { overflow-x: auto; }
+.scroll { overflow-x: auto; max-width: 100%; }
+.latest { font-weight: 600; }
+.superseded, .superseded a { color: #888; }
 figure { margin: 1em 0 2em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 0.85em; color: #555; }
@@ -74,12 +76,26 @@ pub fn href(path: &Path) -> String {
         .join("/")
 }
 
-/// Markdown rendered as HTML (tables included).
+/// Markdown rendered as HTML (tables included). Raw HTML in the Markdown is shown as text,
+/// never executed: a label or description is the user's text, and the page runs no script.
 pub fn markdown(md: &str) -> String {
-    use pulldown_cmark::{Options, Parser, html};
+    use pulldown_cmark::{Event, Options, Parser, html};
+    let events = Parser::new_ext(md, Options::ENABLE_TABLES).map(|e| match e {
+        Event::Html(t) | Event::InlineHtml(t) => Event::Text(t),
+        e => e,
+    });
     let mut out = String::new();
-    html::push_html(&mut out, Parser::new_ext(md, Options::ENABLE_TABLES));
+    html::push_html(&mut out, events);
     out
+}
+
+/// A Markdown file's text without its first line when that is a level-1 heading: the page
+/// has its own title.
+fn without_title(md: &str) -> &str {
+    match md.strip_prefix("# ") {
+        Some(rest) => rest.split_once('\n').map_or("", |(_, body)| body),
+        None => md,
+    }
 }
 
 fn page(title: &str, body: &str) -> String {
@@ -121,9 +137,10 @@ fn value_text(v: &Value) -> String {
     }
 }
 
-/// The manifest's summary: its scalar fields and the machine's, then per-cell timings.
-fn manifest_html(m: &Value) -> String {
-    let mut out = String::from("<table>\n");
+/// The manifest's summary: its scalar fields and the machine's, then per-cell timings when
+/// `cells_table` (a run without `cells.csv`).
+fn manifest_html(m: &Value, cells_table: bool) -> String {
+    let mut out = String::from("<div class=\"scroll\"><table>\n");
     let Some(obj) = m.as_object() else {
         return String::new();
     };
@@ -150,9 +167,9 @@ fn manifest_html(m: &Value) -> String {
             escape(&text)
         );
     }
-    out.push_str("</table>\n");
+    out.push_str("</table></div>\n");
     if let Some(streams) = m["streams"].as_array().filter(|s| !s.is_empty()) {
-        out.push_str("<h3>Streams</h3>\n<table>\n<tr><th>stream</th><th>n (as run)</th><th>distinct</th><th>ground truth</th></tr>\n");
+        out.push_str("<h3>Streams</h3>\n<div class=\"scroll\"><table>\n<tr><th>stream</th><th>n (as run)</th><th>distinct</th><th>ground truth</th></tr>\n");
         for s in streams {
             let _ = writeln!(
                 out,
@@ -164,9 +181,12 @@ fn manifest_html(m: &Value) -> String {
                 escape(&value_text(&s["oracle"]))
             );
         }
-        out.push_str("</table>\n");
+        out.push_str("</table></div>\n");
     }
-    if let Some(cells) = m["cells"].as_array().filter(|c| !c.is_empty()) {
+    if let Some(cells) = m["cells"]
+        .as_array()
+        .filter(|c| !c.is_empty() && cells_table)
+    {
         out.push_str("<h3>Cells</h3>\n<div class=\"scroll\"><table>\n<tr><th>cell</th><th>structure</th><th>elements</th><th>wall (s)</th><th>ns/element</th></tr>\n");
         for c in cells {
             let _ = writeln!(
@@ -184,8 +204,11 @@ fn manifest_html(m: &Value) -> String {
     out
 }
 
-/// Charts of a directory: each SVG (or a PNG without one), in name order, Pareto first.
-fn charts(names: &[String]) -> Vec<(String, Option<String>)> {
+/// Charts of a directory: each SVG (or a PNG without one). They come in the order of
+/// `kinds` (the experiment's charts as it lists them; a kind it does not list, such as the
+/// Pareto chart added to a run of several structures, after them), and within a kind in
+/// the order they were drawn (the number that ends the name: memory sizes in numeric order).
+fn charts(names: &[String], kinds: &[String]) -> Vec<(String, Option<String>)> {
     let mut out: Vec<(String, Option<String>)> = Vec::new();
     for n in names {
         let (stem, ext) = match n.rsplit_once('.') {
@@ -200,8 +223,78 @@ fn charts(names: &[String]) -> Vec<(String, Option<String>)> {
             _ => {}
         }
     }
-    out.sort_by_key(|(n, _)| !n.starts_with("pareto"));
+    let rank = |name: &str| {
+        let stem = name.rsplit_once('.').map_or(name, |p| p.0);
+        let kind = stem.split('-').next().unwrap_or(stem);
+        let listed = kinds.iter().position(|k| k == kind).unwrap_or(kinds.len());
+        let drawn: u64 = stem
+            .rsplit('-')
+            .next()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(u64::MAX);
+        (listed, kind.to_string(), drawn, name.to_string())
+    };
+    out.sort_by_key(|(n, _)| rank(n));
     out
+}
+
+/// The chart kinds an experiment file lists (`[output] charts`), by their file-name stem, in
+/// its order; empty when it cannot be read.
+fn chart_kinds(run_toml: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(run_toml) else {
+        return Vec::new();
+    };
+    let Ok(doc) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let Some(list) = doc
+        .get("output")
+        .and_then(|o| o.get("charts"))
+        .and_then(|c| c.as_array())
+    else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|c| match c {
+            toml::Value::String(s) => Some(s.clone()),
+            toml::Value::Table(t) => t
+                .get("chart")
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+                .or_else(|| t.keys().next().cloned()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The cells table of a run page, from `cells.csv`: each cell's configuration, memory,
+/// seed, parameters, final rates and timing.
+fn cells_html(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let rows: Vec<crate::record::CellRow> =
+        crate::record::rows_from(&bytes).with_context(|| format!("reading {}", path.display()))?;
+    let pct = |v: Option<f64>| v.map_or("—".into(), |v| format!("{:.4}", v * 100.0));
+    let mut out = String::from(
+        "<h3>Cells</h3>\n<div class=\"scroll\"><table>\n<tr><th>cell</th><th>configuration</th><th>memory</th><th>stream</th><th>seed</th><th>FPR (%)</th><th>FNR (%)</th><th>wall (s)</th><th>ns/element</th><th>parameters as run</th></tr>\n",
+    );
+    for r in &rows {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.1}</td><td>{}</td></tr>",
+            r.cell,
+            escape(&r.config),
+            escape(&r.memory),
+            escape(&r.stream),
+            r.seed,
+            pct(r.fpr),
+            pct(r.fnr),
+            r.wall_secs,
+            r.ns_per_element,
+            escape(&r.params.to_string().replace(';', "; "))
+        );
+    }
+    out.push_str("</table></div>\n");
+    Ok(out)
 }
 
 /// Writes `index.html` in the results directory `dir`; `up` is the relative link to a root
@@ -240,7 +333,7 @@ pub fn write_run(dir: &Path, up: Option<&str>) -> Result<PathBuf> {
         let _ = writeln!(body, "<p>{}</p>", escape(d));
     }
     let mut toc = vec![("table", "Table")];
-    let chart_list = charts(&names);
+    let chart_list = charts(&names, &chart_kinds(&dir.join("run.toml")));
     if !chart_list.is_empty() {
         toc.push(("charts", "Charts"));
     }
@@ -272,7 +365,7 @@ pub fn write_run(dir: &Path, up: Option<&str>) -> Result<PathBuf> {
         let _ = writeln!(
             body,
             "<div class=\"markdown scroll\">{}</div>\n<p class=\"muted\">From <a href=\"{}\">{}</a>.</p>",
-            markdown(&md),
+            markdown(without_title(&md)),
             href(Path::new(n)),
             escape(n)
         );
@@ -302,14 +395,18 @@ pub fn write_run(dir: &Path, up: Option<&str>) -> Result<PathBuf> {
     }
     if let Some(m) = &manifest {
         body.push_str("<h2 id=\"manifest\">Manifest</h2>\n");
-        body.push_str(&manifest_html(m));
+        let cells_csv = dir.join("cells.csv");
+        body.push_str(&manifest_html(m, !cells_csv.is_file()));
+        if cells_csv.is_file() {
+            body.push_str(&cells_html(&cells_csv)?);
+        }
         let _ = writeln!(
             body,
             "<details><summary><a href=\"manifest.json\">manifest.json</a></summary><pre>{}</pre></details>",
             escape(&serde_json::to_string_pretty(m)?)
         );
     }
-    body.push_str("<h2 id=\"files\">Files</h2>\n<table>\n<tr><th>file</th><th>size</th></tr>\n");
+    body.push_str("<h2 id=\"files\">Files</h2>\n<div class=\"scroll\"><table>\n<tr><th>file</th><th>size</th></tr>\n");
     for n in &names {
         let size = std::fs::metadata(dir.join(n)).map_or(0, |m| m.len());
         let _ = writeln!(
@@ -320,7 +417,9 @@ pub fn write_run(dir: &Path, up: Option<&str>) -> Result<PathBuf> {
             human_bytes(size)
         );
     }
-    body.push_str("</table>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n");
+    body.push_str(
+        "</table></div>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
+    );
     let path = dir.join(INDEX);
     crate::record::atomic_write(
         &path,
@@ -357,8 +456,66 @@ pub fn results_dirs(root: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// A run listed on the root index.
+#[derive(Debug)]
+struct IndexRun {
+    /// Its directory, relative to the root.
+    rel: PathBuf,
+    manifest: Value,
+    /// `(within tolerance, compared)` cells of its `table.csv`, when it has paper values.
+    tolerance: Option<(usize, usize)>,
+}
+
+/// The cells of a `table.csv` within tolerance of the paper and the cells compared, when
+/// any is compared.
+fn within_tolerance(table: &Path) -> Option<(usize, usize)> {
+    let mut r = csv::Reader::from_path(table).ok()?;
+    let col = r
+        .headers()
+        .ok()?
+        .iter()
+        .position(|h| h == "within_tolerance")?;
+    let (mut ok, mut of) = (0, 0);
+    for rec in r.records() {
+        match rec.ok()?.get(col)? {
+            "true" => (ok, of) = (ok + 1, of + 1),
+            "false" => of += 1,
+            _ => {}
+        }
+    }
+    (of > 0).then_some((ok, of))
+}
+
+/// For each run, `None` when it is the latest of its experiment and scale (started last, by
+/// `started_unix`, then by directory name), else the index of the run that supersedes it.
+fn latest_runs(runs: &[IndexRun]) -> Vec<Option<usize>> {
+    let key = |r: &IndexRun| {
+        (
+            r.manifest["experiment"].as_str().unwrap_or("?").to_string(),
+            r.manifest["scale"].as_u64().unwrap_or(1),
+        )
+    };
+    let order = |r: &IndexRun| {
+        (
+            r.manifest["started_unix"].as_u64().unwrap_or(0),
+            r.rel.clone(),
+        )
+    };
+    (0..runs.len())
+        .map(|i| {
+            let newest = (0..runs.len())
+                .filter(|&j| key(&runs[j]) == key(&runs[i]))
+                .max_by_key(|&j| order(&runs[j]))
+                .unwrap_or(i);
+            (newest != i).then_some(newest)
+        })
+        .collect()
+}
+
 /// Writes a page in every results directory under `root` and `root/index.html` listing
-/// them; returns the root page and the run pages.
+/// them (the latest run of each experiment and scale marked, the others superseded, each
+/// with its count of cells within tolerance of the paper); returns the root page and the run
+/// pages.
 pub fn write_root(root: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
     let dirs: Vec<PathBuf> = results_dirs(root)?
         .into_iter()
@@ -371,32 +528,55 @@ pub fn write_root(root: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
         );
     }
     let mut pages = Vec::new();
-    let mut rows = String::new();
-    let mut last_experiment = String::new();
+    let mut runs: Vec<IndexRun> = Vec::new();
     for d in &dirs {
-        let rel = d.strip_prefix(root).unwrap_or(d);
+        let rel = d.strip_prefix(root).unwrap_or(d).to_path_buf();
         let up = "../".repeat(rel.components().count()) + INDEX;
         pages.push(write_run(d, Some(&up))?);
-        let m: Value = if d.join("manifest.json").is_file() {
+        let manifest: Value = if d.join("manifest.json").is_file() {
             crate::record::read_json(&d.join("manifest.json"))?
         } else {
             Value::Null
         };
+        runs.push(IndexRun {
+            tolerance: within_tolerance(&d.join("table.csv")),
+            rel,
+            manifest,
+        });
+    }
+    let latest = latest_runs(&runs);
+    let mut rows = String::new();
+    let mut last_experiment = String::new();
+    for (i, run) in runs.iter().enumerate() {
+        let m = &run.manifest;
         let experiment = m["experiment"].as_str().unwrap_or("?").to_string();
         if experiment != last_experiment {
             let _ = writeln!(
                 rows,
-                "<tr><th colspan=\"6\">{}</th></tr>",
+                "<tr><th colspan=\"8\">{}</th></tr>",
                 escape(&experiment)
             );
             last_experiment = experiment;
         }
+        let (class, status) = match latest[i] {
+            None => ("latest", "latest".to_string()),
+            Some(j) => (
+                "superseded",
+                format!(
+                    "superseded by {}",
+                    escape(&runs[j].rel.display().to_string())
+                ),
+            ),
+        };
+        let tolerance = run
+            .tolerance
+            .map_or("—".into(), |(ok, of)| format!("{ok} of {of}"));
         let cells = m["cells"].as_array().map_or(0, Vec::len);
         let _ = writeln!(
             rows,
-            "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            href(&rel.join(INDEX)),
-            escape(&rel.display().to_string()),
+            "<tr class=\"{class}\"><td><a href=\"{}\">{}</a></td><td>{status}</td><td>{}</td><td>{}</td><td>{}</td><td>{tolerance}</td><td>{}</td><td>{}</td></tr>",
+            href(&run.rel.join(INDEX)),
+            escape(&run.rel.display().to_string()),
             escape(&value_text(&m["git_revision"])),
             escape(&value_text(&m["scale"])),
             cells,
@@ -407,7 +587,7 @@ pub fn write_root(root: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
         );
     }
     let body = format!(
-        "<h1>Results</h1>\n<p class=\"muted\">{} results directories.</p>\n<div class=\"scroll\"><table>\n<tr><th>directory</th><th>revision</th><th>scale</th><th>cells</th><th>wall time</th><th>description</th></tr>\n{rows}</table></div>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
+        "<h1>Results</h1>\n<p class=\"muted\">{} results directories. Of the runs of one experiment at one scale, the one started last is marked latest and the others superseded.</p>\n<div class=\"scroll\"><table>\n<tr><th>directory</th><th>status</th><th>revision</th><th>scale</th><th>cells</th><th>within tolerance of the paper</th><th>wall time</th><th>description</th></tr>\n{rows}</table></div>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
         dirs.len()
     );
     let path = root.join(INDEX);
@@ -431,6 +611,21 @@ mod tests {
             html.contains("<table>") && html.contains("<strong>1</strong>"),
             "{html}"
         );
+        // A label's HTML is text, in a table cell as in a paragraph.
+        for md in [
+            "| a |\n|---|\n| <script>alert(1)</script> |\n",
+            "<img src=x onerror=alert(1)>\n",
+            "x <b onclick=alert(1)>y</b>\n",
+        ] {
+            let html = markdown(md);
+            assert!(
+                !html.contains("<script") && !html.contains("<img") && !html.contains("<b "),
+                "{html}"
+            );
+            assert!(html.contains("&lt;"), "{html}");
+        }
+        assert_eq!(without_title("# T\n\nbody\n"), "\nbody\n");
+        assert_eq!(without_title("body"), "body");
     }
 
     #[test]
@@ -446,13 +641,36 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let c = charts(&names);
+        let c = charts(&names, &["pareto".to_string()]);
         assert_eq!(
             c,
             vec![
                 ("pareto-0.svg".to_string(), Some("pareto-0.png".to_string())),
                 ("a.svg".to_string(), Some("a.png".to_string())),
                 ("b.png".to_string(), None),
+            ]
+        );
+        // In the experiment's order, and in drawing order (memory sizes numerically).
+        let names: Vec<String> = [
+            "rates_vs_length-128MB-1.svg",
+            "rates_vs_length-64MB-0.svg",
+            "rates_vs_length-1GB-3.svg",
+            "rates_vs_memory-0.svg",
+            "pareto-0.svg",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let kinds = ["rates_vs_memory".to_string(), "rates_vs_length".to_string()];
+        let order: Vec<String> = charts(&names, &kinds).into_iter().map(|c| c.0).collect();
+        assert_eq!(
+            order,
+            [
+                "rates_vs_memory-0.svg",
+                "rates_vs_length-64MB-0.svg",
+                "rates_vs_length-128MB-1.svg",
+                "rates_vs_length-1GB-3.svg",
+                "pareto-0.svg"
             ]
         );
     }

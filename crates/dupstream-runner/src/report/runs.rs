@@ -1,14 +1,17 @@
 //! Two runs side by side (`dupstream compare RUN_A RUN_B`), as critcmp puts two benchmark runs
-//! side by side: every cell matched on its structure (algorithm, label, parameters), memory,
-//! stream and checkpoint, replicate seeds averaged on each side, and the difference flagged
-//! where it exceeds the two sides' combined 95 % confidence interval.
+//! side by side: every cell matched on its configuration (algorithm, label, the swept
+//! parameters as written, and every parameter as run), memory, stream and checkpoint, replicate
+//! seeds averaged on each side, and the difference flagged where it exceeds the two sides'
+//! combined 95 % confidence interval. Two configurations are never pooled.
 //!
-//! Runs at different scales are matched without their parameters (derived ones, such as a
-//! structure's cell count `m`, follow the memory as run) and checkpoint by checkpoint in order
+//! Runs at different scales are matched on the parameters as written in the experiment (the
+//! swept values, unscaled) instead of every parameter as run (derived ones, such as a
+//! structure's cell count `m`, follow the memory as run), and checkpoint by checkpoint in order
 //! (their positions follow the stream length as run); a note says so.
 
 use crate::record::RawRow;
 use crate::report::stats::mean_ci;
+use crate::report::table::md_cell;
 use crate::report::table::metric_value;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -40,7 +43,10 @@ pub struct RunInfo {
 pub struct CompareKey {
     pub algorithm: String,
     pub label: String,
-    /// The structure's parameters (`k=v;…`); empty when the runs' scales differ.
+    /// The configuration ([`RawRow::config`]): the label and the swept values as written.
+    pub config: String,
+    /// The structure's parameters as run (`k=v;…`) when the runs' scales are equal; the swept
+    /// parameters as written (unscaled) when they differ.
     pub params: String,
     pub memory_nominal_bits: u64,
     pub memory: String,
@@ -112,10 +118,11 @@ fn values(rows: &[RawRow], with_params: bool) -> Values {
                 let key = CompareKey {
                     algorithm: r.algorithm.clone(),
                     label: r.label.clone(),
+                    config: r.config().to_string(),
                     params: if with_params {
                         r.params.to_string()
                     } else {
-                        String::new()
+                        r.swept.to_string()
                     },
                     memory_nominal_bits: r.memory_nominal_bits,
                     memory: r.memory.clone(),
@@ -154,12 +161,13 @@ fn info(r: &Run) -> RunInfo {
 pub fn compare(a: &Run, b: &Run) -> Comparison {
     let same_scale = a.scale == b.scale;
     let mut notes = Vec::new();
-    let mut matched_on = vec!["algorithm", "label"];
+    let mut matched_on = vec!["algorithm", "label", "config"];
     if same_scale {
         matched_on.push("params");
     } else {
+        matched_on.push("swept params as written");
         notes.push(format!(
-            "the runs are at different scales ({} and {}): values are matched without the structures' parameters (derived ones follow the memory as run) and checkpoint by checkpoint in order",
+            "the runs are at different scales ({} and {}): values are matched on the parameters as written in the experiment (swept values, unscaled), not on the parameters as run (derived ones follow the memory as run), and checkpoint by checkpoint in order",
             a.scale, b.scale
         ));
     }
@@ -251,7 +259,7 @@ impl Comparison {
         }
         let _ = writeln!(
             s,
-            "\n| structure | memory | stream | checkpoint | metric | A (%) | B (%) | B − A (pp) | combined 95 % CI (pp) | |\n|---|---|---|---|---|---|---|---|---|---|"
+            "\n| configuration | memory | stream | checkpoint | metric | A (%) | B (%) | B − A (pp) | combined 95 % CI (pp) | |\n|---|---|---|---|---|---|---|---|---|---|"
         );
         let pct = |m: f64, ci: Option<f64>| match ci {
             Some(ci) => format!("{m:.4} ± {ci:.4}"),
@@ -273,7 +281,7 @@ impl Comparison {
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} ({}/{}) | {} | {} | {} | {:+.4} | {ci} | {flag} |",
-                k.label,
+                md_cell(&k.config),
                 k.memory,
                 k.stream,
                 k.checkpoint,
@@ -302,7 +310,7 @@ impl Comparison {
             let cells: std::collections::BTreeSet<String> = keys
                 .iter()
                 .filter(|k| all_checkpoints || k.checkpoint == 1)
-                .map(|k| format!("{} {} {}", k.label, k.memory, k.stream))
+                .map(|k| format!("{} {} {}", md_cell(&k.config), k.memory, k.stream))
                 .collect();
             if !cells.is_empty() {
                 let _ = writeln!(

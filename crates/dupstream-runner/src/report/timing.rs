@@ -28,7 +28,7 @@ pub fn timing(dir: &Path, exp: &Experiment, rows: &[RawRow]) -> Result<String> {
     let manifest: serde_json::Value = read_json(&dir.join("manifest.json"))?;
     let by_cell: BTreeMap<usize, &RawRow> = rows.iter().map(|r| (r.cell, r)).collect();
     let reference = reference::of(exp)?;
-    // (label, algorithm, memory, ns values, paper ns).
+    // (configuration, algorithm, memory, ns values, paper ns).
     type Group = (String, String, String, Vec<f64>, Option<f64>);
     let mut groups: Vec<Group> = Vec::new();
     let cells = manifest["cells"]
@@ -43,11 +43,11 @@ pub fn timing(dir: &Path, exp: &Experiment, rows: &[RawRow]) -> Result<String> {
         let paper = paper_value(&reference, "us_per_element", r).map(|p| p.value_pct * 1000.0);
         match groups
             .iter_mut()
-            .find(|g| g.0 == r.label && g.2 == r.memory)
+            .find(|g| g.0 == r.config() && g.2 == r.memory)
         {
             Some(g) => g.3.push(ns),
             None => groups.push((
-                r.label.clone(),
+                r.config().to_string(),
                 r.algorithm.clone(),
                 r.memory.clone(),
                 vec![ns],

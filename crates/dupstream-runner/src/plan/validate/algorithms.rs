@@ -13,6 +13,11 @@ use toml::Spanned;
 pub struct Algorithm {
     pub spec: Arc<dyn StructureSpec>,
     pub label: String,
+    /// The swept keys' values as written (unscaled), `(key, value)` in the table's order.
+    pub swept: Vec<(String, String)>,
+    /// The configuration's name: the label, with the swept values when a `label` key names
+    /// several configurations (`BSBF k=2`); the label itself otherwise.
+    pub config: String,
     /// Its `[[algorithm]]` table (for errors).
     pub span: Range<usize>,
     /// The grid sizes it is restricted to (`memory` key), if any.
@@ -51,7 +56,17 @@ pub fn expand(
             .map(|(k, _)| k.clone())
             .collect();
         for mut combo in super::expand(&table) {
-            let label = label(src, &span, &mut combo, &swept)?;
+            let swept_values: Vec<(String, String)> = swept
+                .iter()
+                .map(|k| (k.clone(), render_value(&combo[k])))
+                .collect();
+            let labelled = combo.contains_key("label");
+            let label = label(src, &span, &mut combo, &swept_values)?;
+            let config = if labelled && !swept_values.is_empty() {
+                config_name(&label, &swept_values)
+            } else {
+                label.clone()
+            };
             // Two [[algorithm]] tables may share a label at disjoint memory sizes (a Bloom
             // filter whose k depends on the memory), never at one size. (One table's sweep
             // under one label is told apart by the swept parameter.)
@@ -84,6 +99,8 @@ pub fn expand(
             out.push(Algorithm {
                 spec,
                 label,
+                swept: swept_values,
+                config,
                 span: span.clone(),
                 only_memory: only_memory.clone(),
                 keys: keys.into_iter().filter(|k| k != "name").collect(),
@@ -93,26 +110,28 @@ pub fn expand(
     Ok(out)
 }
 
+/// A configuration's name: `label` followed by each swept `key=value`.
+pub fn config_name(label: &str, swept: &[(String, String)]) -> String {
+    let mut out = label.to_string();
+    for (k, v) in swept {
+        out.push_str(&format!(" {k}={v}"));
+    }
+    out
+}
+
 /// The `label` key (removed from the table), else the name and the swept values.
 fn label(
     src: Source<'_>,
     span: &Range<usize>,
     combo: &mut toml::Table,
-    swept: &[String],
+    swept: &[(String, String)],
 ) -> Result<String, ConfigError> {
     match combo.remove("label") {
         Some(toml::Value::String(s)) => Ok(s),
         Some(_) => Err(src.at_key(span.clone(), "label", "must be a string")),
         None => {
-            let mut label = combo
-                .get("name")
-                .and_then(|v| v.as_str())
-                .unwrap_or("?")
-                .to_string();
-            for key in swept {
-                label.push_str(&format!(" {key}={}", render_value(&combo[key])));
-            }
-            Ok(label)
+            let name = combo.get("name").and_then(|v| v.as_str()).unwrap_or("?");
+            Ok(config_name(name, swept))
         }
     }
 }
@@ -178,6 +197,8 @@ pub fn cells(
                     stream,
                     filter: Arc::clone(spec),
                     label: a.label.clone(),
+                    config: a.config.clone(),
+                    swept: a.swept.clone(),
                     memory_bits: bits,
                     memory_nominal_bits: mem,
                 });

@@ -31,12 +31,24 @@ use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// What the charts need of a cell's row besides the configuration they draw it under.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    /// The label as run (the paper's values are keyed by it).
+    pub label: String,
+    /// The structure its configuration belongs to ([`RawRow::structure`]).
+    pub structure: String,
+}
+
 /// Where and for what a chart is drawn.
 #[derive(Debug, Clone, Copy)]
 pub struct Target<'a> {
     pub dir: &'a Path,
     pub experiment: &'a str,
     pub reference: &'a [PaperValue],
+    /// Each cell's label and structure, by cell: the rows the chart kinds see are labelled
+    /// with their configuration ([`RawRow::config`]).
+    pub origin: &'a BTreeMap<usize, Origin>,
     /// ns per element of each measured cell (from the run's cell timings).
     pub ns_per_element: &'a BTreeMap<usize, f64>,
     /// The chart's `log_y` (`None`: automatic per panel).
@@ -64,8 +76,26 @@ impl Target<'_> {
 
     /// The paper's value of `metric` (a fraction) for a row, if any.
     pub fn paper(&self, r: &RawRow, metric: &str) -> Option<f64> {
+        let as_run;
+        let r = match self.origin.get(&r.cell) {
+            Some(o) if o.label != r.label => {
+                as_run = RawRow {
+                    label: o.label.clone(),
+                    ..r.clone()
+                };
+                &as_run
+            }
+            _ => r,
+        };
         crate::report::reference::paper_value(self.reference, metric, r)
             .map(|p| p.value_pct / 100.0)
+    }
+
+    /// The structure a row's configuration belongs to.
+    pub fn structure<'r>(&'r self, r: &'r RawRow) -> &'r str {
+        self.origin
+            .get(&r.cell)
+            .map_or(r.label.as_str(), |o| o.structure.as_str())
     }
 }
 
@@ -107,7 +137,7 @@ pub fn title(experiment: &str, stream: &str, rows: &[&RawRow]) -> String {
     let how = match (scale, ns.first()) {
         (1, _) => "full scale".to_string(),
         (s, Some(a)) if ns.len() == 1 => format!(
-            "scale 1/{s} (the paper's n = {}, memory nominal/{s})",
+            "scale 1/{s} (nominal n = {}, memory nominal/{s})",
             thousands(a.1)
         ),
         (s, _) => format!("scale 1/{s} (stream length and memory / {s})"),
@@ -130,6 +160,26 @@ pub fn draw(
     reference: &[PaperValue],
     ns_per_element: &BTreeMap<usize, f64>,
 ) -> Result<Vec<PathBuf>> {
+    // Every chart draws configurations: a row is labelled with its configuration, so that only
+    // replicate seeds of one configuration are pooled into a point or a line.
+    let origin: BTreeMap<usize, Origin> = rows
+        .iter()
+        .map(|r| {
+            let o = Origin {
+                label: r.label.clone(),
+                structure: r.structure().to_string(),
+            };
+            (r.cell, o)
+        })
+        .collect();
+    let rows: Vec<RawRow> = rows
+        .iter()
+        .map(|r| RawRow {
+            label: r.config().to_string(),
+            ..r.clone()
+        })
+        .collect();
+    let rows = rows.as_slice();
     let all: Vec<&RawRow> = rows.iter().collect();
     let finals = RawRow::finals(rows);
     let mut written = Vec::new();
@@ -142,6 +192,7 @@ pub fn draw(
             dir,
             experiment,
             reference,
+            origin: &origin,
             ns_per_element,
             log_y: chart.log_y,
         };
@@ -174,7 +225,7 @@ mod tests {
         let t = title("table7", &r.stream.clone(), &[&r]);
         assert_eq!(
             t,
-            "table7: uniform distinct_fraction=0.15\nn = 15,625,000 elements as run — scale 1/64 (the paper's n = 1,000,000,000, memory nominal/64)"
+            "table7: uniform distinct_fraction=0.15\nn = 15,625,000 elements as run — scale 1/64 (nominal n = 1,000,000,000, memory nominal/64)"
         );
         r.scale = 1;
         r.n = 1000;

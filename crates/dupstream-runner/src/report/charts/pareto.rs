@@ -1,15 +1,23 @@
 //! `pareto`, the leaderboard view (as ann-benchmarks' recall/QPS plots): for each stream, the
-//! error against the memory spent per distinct element, and against the time per element,
-//! one marker per structure (a point per memory size, averaged over seeds) and the Pareto
-//! front (the points no other point beats on both axes) drawn as a dashed staircase.
+//! error against the memory spent per distinct element, and against the time per element.
+//! Each configuration (a structure with one setting of its swept parameters, `BSBF k=2`) is
+//! a series, a point per memory size averaged over its replicate seeds. Each structure run
+//! with several settings gets its own front over them (the points of its configurations that
+//! none of its other points beats on both axes), drawn as a dotted staircase in the colour of
+//! its first configuration, as ann-benchmarks draws each algorithm's front across its
+//! parameters; the front of all the points is drawn as a dashed grey staircase.
 //!
 //! - Error: FPR, FNR or FPR + FNR (default; the QHT paper's E), since the start or against
 //!   the window (`{ chart = "pareto", error = "fnr" }`), in percent.
 //! - Bits per distinct element: the structure's memory as run (`memory_bits_used`) over the
 //!   stream's distinct elements (the unseen count at the stream's end).
-//! - ns per element: the cell's wall time over its elements, as the run recorded it (the
-//!   manifest's cell timings: stream generation, hashing, the structure and scoring). Without
-//!   timings the chart has the memory panel only.
+//! - ns per element (`pareto_time-N`, a chart of its own): the cell's wall time over its
+//!   elements, as the run recorded it (the manifest's cell timings: stream generation,
+//!   hashing, the structure and scoring). It is one timing of each cell (averaged over a
+//!   configuration's seeds), not a repeated measurement, and its axis says so. Timings differ
+//!   from run to run, so they are kept out of `pareto-N`, which, like every other chart, is
+//!   byte-identical for the same results (after a shard merge too). Without timings there is
+//!   no time chart.
 //!
 //! Derived series are left out: they are not structures that ran.
 
@@ -25,12 +33,12 @@ fn measured(r: &RawRow) -> bool {
     r.params.get("derived").is_none()
 }
 
-/// Whether a run gets the chart by default: two structures (labels) or more.
+/// Whether a run gets the chart by default: two configurations or more.
 pub fn applies(finals: &[&RawRow]) -> bool {
     let mut labels: Vec<&str> = finals
         .iter()
         .filter(|r| measured(r))
-        .map(|r| r.label.as_str())
+        .map(|r| r.config())
         .collect();
     labels.sort_unstable();
     labels.dedup();
@@ -62,39 +70,48 @@ fn metric_name(metric: ErrorMetric) -> &'static str {
     }
 }
 
-/// One structure at one memory size, averaged over seeds.
+/// One configuration at one memory size, averaged over seeds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Point {
+    /// The configuration ([`RawRow::config`]).
     pub label: String,
+    /// The structure it belongs to ([`RawRow::structure`]).
+    pub structure: String,
     pub memory_nominal_bits: u64,
     pub bits_per_distinct: f64,
     pub error_pct: f64,
     pub ns_per_element: Option<f64>,
 }
 
-/// The points of one stream's rows.
-pub fn points(rows: &[&RawRow], metric: ErrorMetric, ns: &BTreeMap<usize, f64>) -> Vec<Point> {
-    // (label, memory) → (bits/distinct, error, ns) per seed, in first-seen order.
+/// The points of one stream's rows; `structure` names the structure of a row.
+pub fn points(
+    rows: &[&RawRow],
+    metric: ErrorMetric,
+    ns: &BTreeMap<usize, f64>,
+    structure: impl Fn(&RawRow) -> String,
+) -> Vec<Point> {
+    // (configuration, memory) → (bits/distinct, error, ns) per seed, in first-seen order.
     type PerSeed = Vec<(f64, f64, Option<f64>)>;
-    let mut acc: Vec<((String, u64), PerSeed)> = Vec::new();
+    let mut acc: Vec<((String, u64), (String, PerSeed))> = Vec::new();
     for r in rows.iter().filter(|r| measured(r)) {
         let (Some(e), true) = (error(r, metric), r.unseen > 0) else {
             continue;
         };
         let bpd = r.memory_bits_used as f64 / r.unseen as f64;
-        let key = (r.label.clone(), r.memory_nominal_bits);
+        let key = (r.config().to_string(), r.memory_nominal_bits);
         let v = (bpd, e, ns.get(&r.cell).copied());
         match acc.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, vs)) => vs.push(v),
-            None => acc.push((key, vec![v])),
+            Some((_, (_, vs))) => vs.push(v),
+            None => acc.push((key, (structure(r), vec![v]))),
         }
     }
     acc.into_iter()
-        .map(|((label, memory_nominal_bits), vs)| {
+        .map(|((label, memory_nominal_bits), (structure, vs))| {
             let n = vs.len() as f64;
             let timed: Vec<f64> = vs.iter().filter_map(|v| v.2).collect();
             Point {
                 label,
+                structure,
                 memory_nominal_bits,
                 bits_per_distinct: vs.iter().map(|v| v.0).sum::<f64>() / n,
                 error_pct: vs.iter().map(|v| v.1).sum::<f64>() / n,
@@ -123,10 +140,14 @@ pub fn front(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
     out
 }
 
-/// One panel: a series per label (its points joined in x order) and the front.
-fn panel(pts: &[(String, f64, f64)], title: String, x_desc: &str, y_desc: &str) -> Panel {
+/// A point of a panel: configuration, structure, x and y.
+type Xy = (String, String, f64, f64);
+
+/// One panel: a series per configuration (its points joined in x order), each structure's
+/// own front where it ran several configurations, and the front of all.
+fn panel(pts: &[Xy], title: String, x_desc: &str, y_desc: &str) -> Panel {
     let mut series: Vec<Series> = Vec::new();
-    for (label, x, y) in pts {
+    for (label, _, x, y) in pts {
         match series.iter_mut().find(|s| s.label == *label) {
             Some(s) => s.points.push((*x, *y)),
             None => series.push(Series {
@@ -139,7 +160,29 @@ fn panel(pts: &[(String, f64, f64)], title: String, x_desc: &str, y_desc: &str) 
     for s in &mut series {
         s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
-    let xy: Vec<(f64, f64)> = pts.iter().map(|p| (p.1, p.2)).collect();
+    let xy: Vec<(f64, f64)> = pts.iter().map(|p| (p.2, p.3)).collect();
+    /// A structure: its name, its first configuration, its configurations, its points.
+    type Of<'p> = (&'p str, &'p str, Vec<&'p str>, Vec<(f64, f64)>);
+    let mut structures: Vec<Of> = Vec::new();
+    for (label, structure, x, y) in pts {
+        let i = match structures.iter().position(|s| s.0 == structure) {
+            Some(i) => i,
+            None => {
+                structures.push((structure, label, Vec::new(), Vec::new()));
+                structures.len() - 1
+            }
+        };
+        let s = &mut structures[i];
+        if !s.2.contains(&label.as_str()) {
+            s.2.push(label);
+        }
+        s.3.push((*x, *y));
+    }
+    let fronts = structures
+        .into_iter()
+        .filter(|s| s.2.len() > 1)
+        .map(|(_, first, _, points)| (first.to_string(), front(&points)))
+        .collect();
     let (lo, hi) = xy
         .iter()
         .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
@@ -152,6 +195,7 @@ fn panel(pts: &[(String, f64, f64)], title: String, x_desc: &str, y_desc: &str) 
         series,
         style: Style::Joined,
         front: front(&xy),
+        fronts,
         ..Panel::new(title, x_desc, y_desc)
     }
 }
@@ -166,29 +210,30 @@ pub fn draw(t: Target<'_>, finals: &[&RawRow], metric: ErrorMetric) -> Result<Ve
     let y_desc = format!("{name} (%)");
     let mut written = Vec::new();
     for (gi, (stream, rows)) in streams.iter().enumerate() {
-        let pts = points(rows, metric, t.ns_per_element);
+        let pts = points(rows, metric, t.ns_per_element, |r| {
+            t.structure(r).to_string()
+        });
         if pts.is_empty() {
             continue;
         }
-        let by_memory: Vec<(String, f64, f64)> = pts
-            .iter()
-            .map(|p| (p.label.clone(), p.bits_per_distinct, p.error_pct))
-            .collect();
-        let mut panels = vec![panel(
+        let xy = |p: &Point, x: f64| (p.label.clone(), p.structure.clone(), x, p.error_pct);
+        let by_memory: Vec<Xy> = pts.iter().map(|p| xy(p, p.bits_per_distinct)).collect();
+        let memory = panel(
             &by_memory,
             format!("{name} vs memory"),
             "bits per distinct element",
             &y_desc,
-        )];
-        let by_time: Vec<(String, f64, f64)> = pts
+        );
+        written.extend(t.render(&["pareto", &gi.to_string()], stream, rows, vec![memory])?);
+        let by_time: Vec<Xy> = pts
             .iter()
-            .filter_map(|p| Some((p.label.clone(), p.ns_per_element?, p.error_pct)))
+            .filter_map(|p| Some(xy(p, p.ns_per_element?)))
             .collect();
         if !by_time.is_empty() {
             let mut p = panel(
                 &by_time,
                 format!("{name} vs time"),
-                "ns per element (cell wall time / elements)",
+                "ns per element (one timing per cell, not repeated)",
                 &y_desc,
             );
             if p.x_scale == XScale::Log2 {
@@ -196,9 +241,8 @@ pub fn draw(t: Target<'_>, finals: &[&RawRow], metric: ErrorMetric) -> Result<Ve
             }
             // Memory sizes joined in time order would zigzag: markers only.
             p.style = Style::Points;
-            panels.push(p);
+            written.extend(t.render(&["pareto_time", &gi.to_string()], stream, rows, vec![p])?);
         }
-        written.extend(t.render(&["pareto", &gi.to_string()], stream, rows, panels)?);
     }
     Ok(written)
 }
@@ -230,6 +274,32 @@ mod tests {
     }
 
     #[test]
+    fn a_structure_run_with_several_settings_gets_its_own_front() {
+        let pt = |c: &str, s: &str, x: f64, y: f64| (c.to_string(), s.to_string(), x, y);
+        let pts = [
+            pt("BSBF k=1", "BSBF", 4.0, 14.0),
+            pt("BSBF k=1", "BSBF", 8.0, 7.0),
+            pt("BSBF k=2", "BSBF", 4.0, 19.0),
+            pt("BSBF k=2", "BSBF", 8.0, 6.0),
+            pt("SBF", "SBF", 4.0, 60.0),
+            pt("SBF", "SBF", 8.0, 5.0),
+        ];
+        let p = panel(&pts, "t".into(), "x", "y");
+        let labels: Vec<&str> = p.series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["BSBF k=1", "BSBF k=2", "SBF"],
+            "a series per configuration"
+        );
+        assert_eq!(
+            p.fronts,
+            vec![("BSBF k=1".to_string(), vec![(4.0, 14.0), (8.0, 6.0)])],
+            "BSBF's front over k; SBF ran one setting: no front of its own"
+        );
+        assert_eq!(p.front, vec![(4.0, 14.0), (8.0, 5.0)], "the front of all");
+    }
+
+    #[test]
     fn points_average_seeds_and_leave_out_derived_series() {
         let mut a = test_row("SBF", 0, 0.10, 0.20);
         a.unseen = 1000;
@@ -241,9 +311,11 @@ mod tests {
         let mut d = a.clone();
         d.cell = 9;
         d.label = "diff".into();
+        d.config = "diff".into();
         d.params = d.params.prepend(&[("derived", "difference")]);
         let ns = BTreeMap::from([(0, 10.0), (1, 20.0)]);
-        let p = points(&[&a, &b, &d], ErrorMetric::Sum, &ns);
+        let structure = |r: &RawRow| r.structure().to_string();
+        let p = points(&[&a, &b, &d], ErrorMetric::Sum, &ns, structure);
         assert_eq!(p.len(), 1, "{p:?}");
         assert!((p[0].bits_per_distinct - 8.0).abs() < 1e-12);
         assert!(
@@ -251,7 +323,7 @@ mod tests {
             "mean of 30 % and 50 %"
         );
         assert_eq!(p[0].ns_per_element, Some(15.0));
-        let p = points(&[&a], ErrorMetric::Fnr, &BTreeMap::new());
+        let p = points(&[&a], ErrorMetric::Fnr, &BTreeMap::new(), structure);
         assert!((p[0].error_pct - 20.0).abs() < 1e-9);
         assert_eq!(p[0].ns_per_element, None, "no timing, no time panel");
         assert!(
@@ -260,6 +332,7 @@ mod tests {
         );
         let mut c = a.clone();
         c.label = "RSBF".into();
+        c.config = "RSBF".into();
         assert!(applies(&[&a, &c]));
     }
 }

@@ -110,6 +110,9 @@ pub struct Panel {
     pub style: Style,
     /// A Pareto front, drawn as a dashed staircase.
     pub front: Vec<(f64, f64)>,
+    /// Fronts of parts of the panel (a structure's own front over its settings): each drawn
+    /// as a dotted staircase in the colour of the series whose label it names.
+    pub fronts: Vec<(String, Vec<(f64, f64)>)>,
 }
 
 impl Panel {
@@ -135,6 +138,7 @@ impl Panel {
                 .chain(&self.markers)
                 .flat_map(|s| s.points.iter().map(|p| p.1))
                 .chain(self.front.iter().map(|p| p.1))
+                .chain(self.fronts.iter().flat_map(|f| f.1.iter().map(|p| p.1)))
                 .filter(|y| y.is_finite())
         };
         let positive = || ys().filter(|y| *y > 0.0);
@@ -149,7 +153,11 @@ impl Panel {
     }
 }
 
-const PALETTE: [RGBColor; 8] = [
+/// Series colours: Tableau's ten, then fifteen more picked to stay apart from them and from
+/// each other (after Kelly's colours of maximum contrast), so that a chart of 25 series gives
+/// each its own colour; with the five marker shapes, no two of the first 25 series look alike.
+/// Black and grey are kept for the fronts and the paper's values.
+const PALETTE: [RGBColor; 25] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
@@ -158,6 +166,23 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
     RGBColor(23, 190, 207),
+    RGBColor(188, 189, 34),
+    RGBColor(0, 0, 128),
+    RGBColor(128, 0, 0),
+    RGBColor(0, 128, 128),
+    RGBColor(243, 195, 0),
+    RGBColor(96, 78, 151),
+    RGBColor(141, 182, 0),
+    RGBColor(101, 69, 34),
+    RGBColor(230, 143, 172),
+    RGBColor(43, 61, 38),
+    RGBColor(255, 0, 255),
+    RGBColor(174, 199, 232),
+    RGBColor(255, 187, 120),
+    RGBColor(152, 223, 138),
+    RGBColor(255, 152, 150),
+    RGBColor(197, 176, 213),
+    RGBColor(226, 88, 34),
 ];
 
 /// Marker shapes, so that series stay apart in print without colour.
@@ -191,6 +216,7 @@ struct Legend {
     entries: Vec<(String, Look)>,
     paper: bool,
     front: bool,
+    fronts: bool,
     zeros: bool,
 }
 
@@ -200,9 +226,11 @@ impl Legend {
         for s in panels.iter().flat_map(|p| &p.series) {
             if !entries.iter().any(|(l, _)| *l == s.label) {
                 let i = entries.len();
+                // Past the palette, colours repeat with the next shape, so no two series of
+                // the first 125 share both.
                 let look = Look {
                     color: PALETTE[i % PALETTE.len()],
-                    shape: SHAPES[i % SHAPES.len()],
+                    shape: SHAPES[(i + i / PALETTE.len()) % SHAPES.len()],
                 };
                 entries.push((s.label.clone(), look));
             }
@@ -211,6 +239,7 @@ impl Legend {
             entries,
             paper: panels.iter().any(|p| !p.markers.is_empty()),
             front: panels.iter().any(|p| !p.front.is_empty()),
+            fronts: panels.iter().any(|p| !p.fronts.is_empty()),
             zeros: panels.iter().any(|p| {
                 p.is_log_y()
                     && p.series
@@ -242,7 +271,18 @@ impl Legend {
             out.push((Sample::Paper, "paper's value".into()));
         }
         if self.front {
-            out.push((Sample::Front, "Pareto front".into()));
+            let what = if self.fronts {
+                "Pareto front of all"
+            } else {
+                "Pareto front"
+            };
+            out.push((Sample::Front, what.into()));
+        }
+        if self.fronts {
+            out.push((
+                Sample::StructureFront,
+                "a structure's front over its settings (its colour)".into(),
+            ));
         }
         if self.zeros {
             out.push((Sample::Zero, "0, drawn on the log axis's floor".into()));
@@ -283,6 +323,7 @@ enum Sample {
     Series(Look),
     Paper,
     Front,
+    StructureFront,
     Zero,
 }
 
@@ -488,6 +529,7 @@ fn y_axis(p: &Panel) -> (YAxis, (f64, f64)) {
                     .chain(s.band.iter().flatten().flat_map(|&(_, lo, hi)| [lo, hi]))
             })
             .chain(p.front.iter().map(|q| q.1))
+            .chain(p.fronts.iter().flat_map(|f| f.1.iter().map(|q| q.1)))
     };
     if p.is_log_y() {
         let (lo, hi) = min_max(values().filter(|y| *y > 0.0).map(f64::log10));
@@ -618,6 +660,7 @@ where
         .chain(&p.markers)
         .flat_map(|s| s.points.iter().map(|q| tx(q.0)))
         .chain(p.front.iter().map(|q| tx(q.0)))
+        .chain(p.fronts.iter().flat_map(|f| f.1.iter().map(|q| tx(q.0))))
         .filter(|x| x.is_finite())
         .collect();
     let (x0, x1) = pad(
@@ -693,8 +736,17 @@ where
         let look = legend.look(&s.label);
         let color = look.color;
         if let Some(band) = &s.band {
-            let mut poly: Vec<(f64, f64)> =
-                band.iter().map(|&(x, lo, _)| (tx(x), ya.ty(lo))).collect();
+            // On a log axis a band that reaches 0 has no lower edge to draw: there, only its
+            // upper half (from the mean) is drawn, rather than a wedge down to the floor.
+            let lower = |i: usize, lo: f64| match s.points.get(i) {
+                Some(&(_, mean)) if ya.log && lo <= 0.0 && mean > 0.0 => mean,
+                _ => lo,
+            };
+            let mut poly: Vec<(f64, f64)> = band
+                .iter()
+                .enumerate()
+                .map(|(i, &(x, lo, _))| (tx(x), ya.ty(lower(i, lo))))
+                .collect();
             poly.extend(band.iter().rev().map(|&(x, _, hi)| (tx(x), ya.ty(hi))));
             chart
                 .draw_series(std::iter::once(Polygon::new(
@@ -733,23 +785,14 @@ where
             shape_at(plot, (tx(x), ya.ty(y)), look.shape, r, style)?;
         }
     }
+    for (label, front) in &p.fronts {
+        let color = legend.look(label).color;
+        let style = color.mix(0.9).stroke_width(px.u(2.5));
+        draw_staircase(&mut chart, front, tx, ya, (px.i(2.0), px.i(3.0)), style)?;
+    }
     if !p.front.is_empty() {
-        // A staircase: from each point of the front, across to the next one's x, then down.
-        let mut stairs: Vec<(f64, f64)> = Vec::new();
-        for (i, &(x, y)) in p.front.iter().enumerate() {
-            if i > 0 {
-                stairs.push((tx(x), ya.ty(p.front[i - 1].1)));
-            }
-            stairs.push((tx(x), ya.ty(y)));
-        }
-        chart
-            .draw_series(DashedLineSeries::new(
-                stairs,
-                px.i(6.0),
-                px.i(4.0),
-                BLACK.mix(0.7).stroke_width(px.u(1.5)),
-            ))
-            .map_err(err)?;
+        let style = BLACK.mix(0.7).stroke_width(px.u(1.5));
+        draw_staircase(&mut chart, &p.front, tx, ya, (px.i(6.0), px.i(4.0)), style)?;
     }
     for m in &p.markers {
         let color = legend.look(&m.label).color;
@@ -759,6 +802,32 @@ where
             }))
             .map_err(err)?;
     }
+    Ok(())
+}
+
+/// Draws a Pareto front as a dashed staircase (`dash`: dash and gap lengths): from each point
+/// across to the next one's x, then down.
+fn draw_staircase<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<Ticked, Ticked>>,
+    front: &[(f64, f64)],
+    tx: impl Fn(f64) -> f64,
+    ya: YAxis,
+    dash: (i32, i32),
+    style: ShapeStyle,
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let mut stairs: Vec<(f64, f64)> = Vec::new();
+    for (i, &(x, y)) in front.iter().enumerate() {
+        if i > 0 {
+            stairs.push((tx(x), ya.ty(front[i - 1].1)));
+        }
+        stairs.push((tx(x), ya.ty(y)));
+    }
+    chart
+        .draw_series(DashedLineSeries::new(stairs, dash.0, dash.1, style))
+        .map_err(err)?;
     Ok(())
 }
 
@@ -805,6 +874,15 @@ where
                         px.i(6.0),
                         px.i(4.0),
                         BLACK.mix(0.7).stroke_width(px.u(1.5)),
+                    ))
+                    .map_err(err)?;
+                }
+                Sample::StructureFront => {
+                    area.draw(&DashedPathElement::new(
+                        vec![(sx, sy), (px.i(x + SAMPLE_W), sy)],
+                        px.i(2.0),
+                        px.i(3.0),
+                        BLACK.mix(0.6).stroke_width(px.u(2.5)),
                     ))
                     .map_err(err)?;
                 }

@@ -1,6 +1,9 @@
 //! `rates_vs_memory` and `rates_vs_k`: final FPR and FNR against memory (log2 axis labelled in
-//! bytes) or K, one chart per stream. Against K, a series is a structure at one memory size.
+//! bytes) or K, one chart per stream. Against memory, a series is a configuration
+//! ([`RawRow::config`]). Against K, a series is a configuration without its `k` at one memory
+//! size (`BSBF 64MB`), and structures without a K are left out.
 
+use super::param::series_label;
 use super::series::series_by;
 use super::{Panel, Series, Target, XScale};
 use crate::record::RawRow;
@@ -14,19 +17,25 @@ pub fn draw(t: Target<'_>, finals: &[&RawRow], by_memory: bool) -> Result<Vec<Pa
     } else {
         ("rates_vs_k", "K")
     };
-    // A row without K is drawn at K = 0.
     let x = move |r: &RawRow| {
         if by_memory {
             r.memory_nominal_bits as f64
         } else {
-            r.k.map_or(0.0, |k| k as f64)
+            r.k.map_or(f64::NAN, |k| k as f64)
         }
     };
-    let mut relabelled: Vec<RawRow> = finals.iter().map(|r| (*r).clone()).collect();
+    let mut relabelled: Vec<RawRow> = finals
+        .iter()
+        .filter(|r| by_memory || r.k.is_some())
+        .map(|r| (*r).clone())
+        .collect();
     if !by_memory {
         for r in &mut relabelled {
-            r.label = format!("{} {}", r.algorithm, r.memory);
+            r.label = format!("{} {}", series_label(&r.label, "k"), r.memory);
         }
+    }
+    if relabelled.is_empty() {
+        return Ok(Vec::new());
     }
     let rel: Vec<&RawRow> = relabelled.iter().collect();
     let pct = |v: Option<f64>| v.map(|v| v * 100.0);
@@ -64,7 +73,7 @@ pub fn draw(t: Target<'_>, finals: &[&RawRow], by_memory: bool) -> Result<Vec<Pa
             panel("FPR", "fpr", fpr_series.clone()),
             panel("FNR", "fnr", fnr.get(stream).cloned().unwrap_or_default()),
         ];
-        let in_chart: Vec<&RawRow> = finals
+        let in_chart: Vec<&RawRow> = rel
             .iter()
             .copied()
             .filter(|r| r.stream == *stream)

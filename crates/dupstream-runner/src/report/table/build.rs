@@ -27,7 +27,8 @@ const DIMS: [Dim; 6] = [
 pub fn build(rows: &[RawRow], layout: &TableLayout, reference: &[PaperValue]) -> Vec<TableCell> {
     let finals = RawRow::finals(rows);
     let row_dims = row_dims(&finals, layout);
-    let groups = groups(&finals, &row_dims, layout.columns);
+    let split = swept_varies_within_label(&finals);
+    let groups = groups(&finals, &row_dims, split, layout.columns);
     // The error E = FPR + FNR (QHT paper, Section 6.1) is shown when the paper prints it.
     let mut metrics = vec!["fpr", "fnr"];
     if reference.iter().any(|p| p.metric == "error") {
@@ -95,6 +96,29 @@ fn row_dims(finals: &[&RawRow], layout: &TableLayout) -> Vec<Dim> {
     dims
 }
 
+/// Whether a label runs several configurations that differ in a swept parameter other than
+/// `k` (which has its own dimension): those get a row each, never one averaged row.
+fn swept_varies_within_label(finals: &[&RawRow]) -> bool {
+    let mut seen: BTreeMap<(&str, u64), String> = BTreeMap::new();
+    finals.iter().any(|r| {
+        let other = swept_other_than_k(r);
+        *seen
+            .entry((r.label.as_str(), r.memory_nominal_bits))
+            .or_insert_with(|| other.clone())
+            != other
+    })
+}
+
+/// The swept parameters of a row other than `k`, as `name=value` words.
+fn swept_other_than_k(r: &RawRow) -> String {
+    r.swept
+        .iter()
+        .filter(|(n, _)| !n.eq_ignore_ascii_case("k"))
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn k_varies_within_label(finals: &[&RawRow]) -> bool {
     let mut seen: BTreeMap<(&str, u64), Option<u64>> = BTreeMap::new();
     finals.iter().any(|r| {
@@ -119,11 +143,16 @@ fn key(dims: &[Dim], r: &RawRow) -> DimKey {
         .collect()
 }
 
-/// The final rows grouped by (row, column), in order of first appearance.
-fn groups<'a>(finals: &[&'a RawRow], row_dims: &[Dim], column: Dim) -> Vec<Group<'a>> {
+/// The final rows grouped by (row, column), in order of first appearance; with `split`, the
+/// row key ends with the swept parameters other than `k`.
+fn groups<'a>(finals: &[&'a RawRow], row_dims: &[Dim], split: bool, column: Dim) -> Vec<Group<'a>> {
     let mut groups: Vec<Group<'a>> = Vec::new();
     for r in finals {
-        let k = (key(row_dims, r), key(&[column], r));
+        let mut rk = key(row_dims, r);
+        if split {
+            rk.push((0, swept_other_than_k(r)));
+        }
+        let k = (rk, key(&[column], r));
         match groups.iter_mut().find(|(g, _)| *g == k) {
             Some((_, v)) => v.push(r),
             None => groups.push((k, vec![r])),
@@ -189,14 +218,31 @@ fn cell(
     let (mean, ci) = mean_ci(&vals);
     let paper = paper_value(reference, metric, members[0]).map(|p| p.value_pct);
     let paper_mismatch = parameter_mismatch(reference, metric, members[0]);
+    /// A value every member shares, else `None`.
+    fn shared<T: PartialEq>(members: &[&RawRow], f: impl Fn(&RawRow) -> Option<T>) -> Option<T> {
+        let first = f(members[0])?;
+        members[1..]
+            .iter()
+            .all(|r| f(r).as_ref() == Some(&first))
+            .then_some(first)
+    }
     Some(TableCell {
         row: rk
             .iter()
             .map(|(_, t)| t.as_str())
+            .filter(|t| !t.is_empty())
             .collect::<Vec<_>>()
             .join(" / "),
         metric: metric.to_string(),
         column: ck[0].1.clone(),
+        label: shared(members, |r| Some(r.label.clone())),
+        config: shared(members, |r| Some(r.config().to_string())),
+        memory_nominal_bits: shared(members, |r| Some(r.memory_nominal_bits)),
+        k: shared(members, |r| r.k),
+        distinct_target: shared(members, |r| r.distinct_target),
+        n_nominal: shared(members, |r| Some(r.n_nominal)),
+        stream: shared(members, |r| Some(r.stream.clone())),
+        swept: shared(members, |r| Some(r.swept.to_string())),
         ours_pct: mean,
         ours_ci95_pct: ci.is_finite().then_some(ci),
         seeds: vals.len(),

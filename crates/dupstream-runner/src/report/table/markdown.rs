@@ -8,6 +8,15 @@ fn fmt_pct(v: f64) -> String {
     format!("{v:.4}")
 }
 
+/// Text for a Markdown table cell: `|` escaped so that it cannot end the cell, and a line
+/// break made a space. (HTML in it is shown as text by the report, which renders no raw
+/// HTML.)
+pub fn md_cell(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
+}
+
 /// Renders the table as Markdown in the paper's layout.
 pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCell]) -> String {
     let mut columns: Vec<&str> = Vec::new();
@@ -21,7 +30,7 @@ pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCel
         }
     }
     let mut s = String::new();
-    let _ = writeln!(s, "# {title}\n\n{note}\n");
+    let _ = writeln!(s, "# {}\n\n{note}\n", md_cell(title));
     let has_paper = cells
         .iter()
         .any(|c| c.paper_pct.is_some() || c.paper_mismatch.is_some());
@@ -42,10 +51,11 @@ pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCel
         .map(|d| d.as_str())
         .collect::<Vec<_>>()
         .join(" / ");
-    let _ = writeln!(s, "| {rows_head} | % | {} |", columns.join(" | "));
+    let heads: Vec<String> = columns.iter().map(|c| md_cell(c)).collect();
+    let _ = writeln!(s, "| {rows_head} | % | {} |", heads.join(" | "));
     let _ = writeln!(s, "|---|---|{}", "---|".repeat(columns.len()));
     for (row, metric) in &rows {
-        let mut line = format!("| {row} | {} |", metric.to_uppercase());
+        let mut line = format!("| {} | {} |", md_cell(row), metric.to_uppercase());
         for col in &columns {
             let text = cells
                 .iter()
@@ -62,7 +72,7 @@ pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCel
                             if ok { "✓" } else { "✗" }
                         ),
                         _ => match &c.paper_mismatch {
-                            Some(why) => format!("{ours} / — ({why})"),
+                            Some(why) => format!("{ours} / — ({})", md_cell(why)),
                             None => ours,
                         },
                     }
