@@ -8,6 +8,7 @@ mod completions;
 mod estimate;
 mod list;
 mod merge;
+mod migrate;
 mod plot;
 mod report;
 mod run;
@@ -131,6 +132,10 @@ enum Command {
     /// links to the CSVs), or in every results directory under a root plus an index over them.
     #[command(after_help = report::REPORT_EXAMPLES)]
     Report(report::ReportArgs),
+    /// Rewrite finished results directories of an older version in the current layout
+    /// (SCHEMA.md), keeping every value; the table and charts are drawn again.
+    #[command(after_help = migrate::MIGRATE_EXAMPLES)]
+    Migrate(migrate::MigrateArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell) on stdout.
     #[command(after_help = completions::COMPLETIONS_EXAMPLES)]
     Completions(completions::CompletionsArgs),
@@ -235,6 +240,7 @@ fn dispatch(command: Command, registry: &Registry) -> Result<()> {
         Command::Estimate(args) => estimate::run(args, registry),
         Command::Timing(args) => timing::run(args, registry),
         Command::Report(args) => report::run(args, registry),
+        Command::Migrate(args) => migrate::run(args, registry),
         Command::Completions(args) => completions::run(args),
     }
 }

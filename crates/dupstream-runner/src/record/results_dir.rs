@@ -304,6 +304,62 @@ impl ResultsDir {
         sync_dir(&self.path)
     }
 
+    /// Opens an existing results directory to rewrite its files in place (`migrate`): takes
+    /// its lock, as a run does, and refuses a directory without `raw.csv`.
+    pub fn open_finished(path: &Path) -> Result<Self> {
+        if !path.join("raw.csv").is_file() {
+            bail!("{}: not a results directory (no raw.csv)", path.display());
+        }
+        let lock = DirLock::acquire(path)?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            digest: None,
+            _lock: Some(Arc::new(lock)),
+        })
+    }
+
+    /// Rewrites the result files of a finished directory in the current layout: `raw.csv`,
+    /// `derived.csv` and `cells.csv` read back (columns an older version did not write are
+    /// filled: a missing `config` is the label) and written again; every value they held is
+    /// kept. Returns the rows of `raw.csv`.
+    pub fn migrate_rows(&self) -> Result<Vec<RawRow>> {
+        let upgrade = |mut rows: Vec<RawRow>| {
+            for r in &mut rows {
+                if r.config.is_empty() {
+                    r.config = r.label.clone();
+                }
+            }
+            rows
+        };
+        let raw = upgrade(self.read_raw()?);
+        atomic_write(&self.join("raw.csv"), &raw_csv_bytes(&raw)?)?;
+        if self.join("derived.csv").is_file() {
+            let derived = upgrade(read_rows::<RawRow>(&self.join("derived.csv"))?);
+            atomic_write(&self.join("derived.csv"), &raw_csv_bytes(&derived)?)?;
+        }
+        if self.join("cells.csv").is_file() {
+            let mut cells = read_rows::<crate::record::CellRow>(&self.join("cells.csv"))?;
+            for c in &mut cells {
+                if c.config.is_empty() {
+                    c.config = c.label.clone();
+                }
+            }
+            atomic_write(&self.join("cells.csv"), &cells_csv_bytes(&cells)?)?;
+        }
+        Ok(raw)
+    }
+
+    /// Brings the commit record's file list up to date after files were rewritten in place
+    /// (`migrate`, `plot`): the cells are kept as committed.
+    pub fn refresh_commit_files(&self) -> Result<()> {
+        let mut record: CommitRecord = read_json(&self.join(COMMIT_FILE))?;
+        let mut files = Vec::new();
+        collect_files(&self.path, &self.path, &mut files)?;
+        record.files = files;
+        write_json(&self.join(COMMIT_FILE), &record)?;
+        sync_dir(&self.path)
+    }
+
     /// Concatenates every cell's rows, in cell order, into `raw.csv`; returns the rows.
     pub fn write_raw(&self, exp: &Experiment) -> Result<Vec<RawRow>> {
         let mut all = Vec::new();
