@@ -17,9 +17,9 @@ mod timing;
 
 use crate::distribute::Stopped;
 use crate::execute::Interrupted;
-use crate::plan::{ConfigError, Registry};
+use crate::plan::{BadInput, ConfigError, Registry, refuse};
 use crate::record::Locked;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -166,6 +166,11 @@ pub fn main_with(registry: &Registry) -> ExitCode {
                 eprintln!("error: {cfg}");
                 return ExitCode::from(2);
             }
+            // A refused directory or argument: bad input, like a bad experiment file.
+            if e.downcast_ref::<BadInput>().is_some() {
+                eprintln!("error: {e:#}");
+                return ExitCode::from(2);
+            }
             if let Some(locked) = e.downcast_ref::<Locked>() {
                 eprintln!("error: {locked}");
                 return ExitCode::from(2);
@@ -239,7 +244,10 @@ fn dispatch(command: Command, registry: &Registry) -> Result<()> {
     }
 }
 
-/// Every `*.toml` under `path` (or `path` itself when it is a file), sorted.
+/// Every `*.toml` under `path` (or `path` itself when it is a file), sorted. A `*.toml` that
+/// is not a regular file (a pipe, a device, a broken link) is skipped with a warning: reading
+/// it could block forever. A `path` that does not exist or cannot be read is refused
+/// ([`BadInput`], exit 2).
 fn experiment_files(path: &Path) -> Result<Vec<PathBuf>> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         for e in std::fs::read_dir(dir)? {
@@ -247,16 +255,31 @@ fn experiment_files(path: &Path) -> Result<Vec<PathBuf>> {
             if p.is_dir() {
                 walk(&p, out)?;
             } else if p.extension().is_some_and(|x| x == "toml") {
-                out.push(p);
+                if p.is_file() {
+                    out.push(p);
+                } else {
+                    eprintln!(
+                        "dupstream: warning: {} is not a regular file; skipped",
+                        p.display()
+                    );
+                }
             }
         }
         Ok(())
     }
     let mut out = Vec::new();
-    if path.is_file() {
-        out.push(path.to_path_buf());
-    } else {
-        walk(path, &mut out).with_context(|| format!("reading {}", path.display()))?;
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => out.push(path.to_path_buf()),
+        Ok(m) if m.is_dir() => {
+            walk(path, &mut out).map_err(|e| refuse(format!("reading {}: {e}", path.display())))?
+        }
+        Ok(_) => {
+            return Err(refuse(format!(
+                "{}: not a regular file or a directory (a pipe or a device?)",
+                path.display()
+            )));
+        }
+        Err(e) => return Err(refuse(format!("{}: {e}", path.display()))),
     }
     out.sort();
     Ok(out)

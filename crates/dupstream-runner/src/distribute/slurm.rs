@@ -43,7 +43,7 @@ pub struct SlurmArgs {
     #[arg(long, value_name = "N")]
     pub shards: usize,
     /// As `dupstream run --scale`.
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", value_parser = crate::plan::validate::grid::parse_scale_flag)]
     pub scale: Option<u64>,
     /// Output directory, shared with the compute nodes: parts go to <DIR>/shards, scripts and
     /// logs to <DIR>/slurm, merged results to <DIR> (default: results/<experiment>/<date>-<host>-<rev>[-scale<F>]-slurm).

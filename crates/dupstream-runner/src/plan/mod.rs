@@ -19,7 +19,7 @@ pub mod seeds;
 pub mod units;
 pub mod validate;
 
-pub use error::ConfigError;
+pub use error::{BadInput, ConfigError, refuse};
 pub use registry::{CustomStructure, Registry, StructureSpec};
 pub use schema::{
     ChartKind, ChartSpec, DerivedKind, DerivedSpec, Dim, ErrorMetric, RawExperiment, TableLayout,
@@ -99,6 +99,20 @@ pub fn load_with(
         )
     })?;
     validate::parse(file, &source, scale_override, registry)
+}
+
+/// Reads back the experiment a results directory recorded (its `run.toml`) without opening
+/// the input it replayed: a run's charts, report and merge need only its directory.
+pub fn load_recorded(file: &Path, registry: &Registry) -> Result<Experiment, ConfigError> {
+    let source = std::fs::read_to_string(file).map_err(|e| {
+        ConfigError::new(
+            file,
+            None,
+            None,
+            format!("cannot read the recorded experiment: {e}"),
+        )
+    })?;
+    validate::parse_with(file, &source, None, registry, false)
 }
 
 /// Validates experiment text naming built-in structures (see [`load`]).
