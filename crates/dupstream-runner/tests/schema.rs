@@ -399,7 +399,7 @@ fn schema_describes_every_file_column_and_field_written() {
     std::fs::copy(&file, bad.join("schema.toml")).unwrap();
     std::fs::copy(dir.join("values.csv"), bad.join("values.csv")).unwrap();
     // A replay whose data is not here: skipped, neither valid nor invalid.
-    let missing = "name = \"gone\"\ndescription = \"d\"\n[stream]\nkind = \"replay\"\npath = \"gone.tsv\"\n[grid]\nmemory = [\"1KB\"]\n[[algorithm]]\nname = \"exact\"\n";
+    let missing = "name = \"gone\"\ndescription = \"d\"\n[stream]\nkind = \"replay\"\npath = \"gone.tsv\"\nformat = \"lines\"\n[grid]\nmemory = [\"1KB\"]\n[[algorithm]]\nname = \"exact\"\n";
     std::fs::write(bad.join("gone.toml"), missing).unwrap();
     let checked = json(&["check", bad.to_str().unwrap(), "--json"]);
     assert_eq!(
