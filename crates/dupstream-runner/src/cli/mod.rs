@@ -59,7 +59,7 @@ pub const EXAMPLES: &str = concat!(
   dupstream report results                  static HTML pages over every results directory
   dupstream run my.toml --shard 0/4 --out parts/0   one of 4 shards (see `dupstream merge --help`)
   dupstream slurm my.toml --shards 16 --partition short --submit
-  dupstream list --json                     machine-readable output (also check, estimate, compare)
+  dupstream list --json                     machine-readable output (also check, estimate, compare, run)
   dupstream completions bash > ~/.local/share/bash-completion/completions/dupstream
 
 ",
