@@ -1245,3 +1245,23 @@ fn a_copied_experiment_s_warning_names_no_path_compiled_into_the_binary() {
     assert!(!warning.contains(env!("CARGO_MANIFEST_DIR")), "{warning}");
     assert!(warning.contains("experiments/bera-journal/"), "{warning}");
 }
+
+#[test]
+fn refused_slurm_arguments_exit_2() {
+    let dir = scratch("adv-slurm-args");
+    let file = write(&dir, "tiny.toml", TINY);
+    let out = dir.join("sweep");
+    for args in [
+        vec!["--shards", "0"],
+        vec!["--shards", "5"],
+        vec!["--shards", "2", "--mem", "lots"],
+        vec!["--shards", "2", "--time", "two hours"],
+    ] {
+        let mut all = vec!["slurm", file.as_str(), "--out", s(&out)];
+        all.extend(args.iter().copied());
+        let o = dupstream(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
+    }
+    assert!(!out.join("submit.sh").exists());
+}
