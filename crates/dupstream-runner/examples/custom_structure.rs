@@ -152,6 +152,7 @@ pub fn run_example(work: &Path) -> anyhow::Result<PathBuf> {
         results_root: work.to_path_buf(),
         quiet: true,
         shard: None,
+        json: false,
     };
     distribute::run(&opts, &registry())?;
     Ok(out)

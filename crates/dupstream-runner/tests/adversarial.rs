@@ -115,10 +115,10 @@ fn merge_refuses_damaged_cell_files_naming_part_and_cell() {
         let out_dir = dir.join(format!("{how}-merged"));
         let out = dupstream(&["merge", s(&p0), s(&p1), "--out", s(&out_dir), "--quiet"]);
         let line = first_line(&out);
-        assert_ne!(
+        assert_eq!(
             out.status.code(),
-            Some(0),
-            "{how}: merged: {}",
+            Some(2),
+            "{how}: a damaged part is bad input: {}",
             stderr(&out)
         );
         assert!(
@@ -768,4 +768,500 @@ fn a_truncated_gzip_replay_is_refused_in_one_line() {
     let cause = text.trim_end().rsplit(": ").next().unwrap();
     assert_eq!(text.matches(cause).count(), 1, "the cause once: {text}");
     assert!(!out_dir.join("raw.csv").exists() && !out_dir.join("cells").exists());
+}
+
+/// The 1-based line of the first line of `text` that is `needle`, else that contains it.
+fn line_of(needle: &str, text: &str) -> usize {
+    let lines = || text.lines();
+    lines()
+        .position(|l| l == needle)
+        .or_else(|| lines().position(|l| l.contains(needle)))
+        .unwrap()
+        + 1
+}
+
+/// TINY with an SBF whose keys are each on their own line.
+fn with_sbf() -> String {
+    TINY.replace(
+        "name = \"bloom\"\nk = 3\n",
+        "name = \"sbf\"\nmax = 3\nk = 2\np = 4\n",
+    )
+}
+
+#[test]
+fn errors_inside_tables_name_the_value_s_own_line_and_key() {
+    let sbf = with_sbf();
+    // (name, text, needle on the line at fault, key)
+    let mut cases: Vec<(&str, String, &str, &str)> = vec![
+        (
+            "max",
+            sbf.replace("max = 3", "max = \"one\""),
+            "max =",
+            "max",
+        ),
+        (
+            "k-str",
+            sbf.replace("k = 2", "k = \"two\""),
+            "k = \"two\"",
+            "k",
+        ),
+        ("p", sbf.replace("p = 4", "p = \"x\""), "p = \"x\"", "p"),
+        ("k-neg", sbf.replace("k = 2", "k = -1"), "k = -1", "k"),
+        ("k-empty", sbf.replace("k = 2", "k = []"), "k = []", "k"),
+        (
+            "decrement",
+            sbf.replace("p = 4", "p = 4\ndecrement = \"bogus\""),
+            "decrement",
+            "decrement",
+        ),
+        (
+            "n-str",
+            TINY.replace("n = 20_000", "n = \"300000\""),
+            "n = \"300000\"",
+            "n",
+        ),
+        ("n-neg", TINY.replace("n = 20_000", "n = -1"), "n = -1", "n"),
+        (
+            "kind",
+            TINY.replace("kind = \"uniform\"", "kind = \"uniformm\""),
+            "kind =",
+            "kind",
+        ),
+        (
+            "scale",
+            format!("{TINY}\n[run]\nscale = 0\n"),
+            "scale = 0",
+            "scale",
+        ),
+        (
+            "single-brackets",
+            TINY.replace(
+                "[[algorithm]]\nname = \"bloom\"",
+                "[algorithm]\nname = \"bloom\"",
+            ),
+            "[algorithm]",
+            "algorithm",
+        ),
+    ];
+    let rp = replay("keys.txt");
+    cases.push((
+        "format",
+        rp.replace("format = \"lines\"", "format = \"xml\""),
+        "format =",
+        "format",
+    ));
+    cases.push((
+        "bad-lines",
+        rp.replace(
+            "format = \"lines\"",
+            "format = \"lines\"\nbad_lines = \"bogus\"",
+        ),
+        "bad_lines",
+        "bad_lines",
+    ));
+    for (name, text, needle, key) in &cases {
+        let msg = assert_refused(
+            &format!("own-{name}"),
+            text,
+            &[("keys.txt", "a\nb\na\n")],
+            line_of(needle, text),
+            key,
+        );
+        assert!(!msg.contains("unknown algorithm"), "{name}: {msg}");
+    }
+}
+
+#[test]
+fn a_reference_file_that_is_a_directory_is_named_as_one() {
+    let dir = scratch("adv-ref-dir");
+    std::fs::create_dir_all(dir.join("values.csv")).unwrap();
+    let text = format!("{TINY}\n[reference]\nfile = \"values.csv\"\ntable = \"T\"\n");
+    let file = write(&dir, "ref.toml", &text);
+    let out = dupstream(&["check", &file]);
+    let text_out = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{text_out}");
+    assert!(
+        text_out.contains(&format!(
+            "ref.toml:{}: key `file`",
+            line_of("file =", &text)
+        )) && text_out.contains("is a directory"),
+        "{text_out}"
+    );
+}
+
+#[test]
+fn flags_are_blamed_as_flags() {
+    let dir = scratch("adv-flags");
+    let file = write(&dir, "tiny.toml", TINY);
+    for (args, flag, says) in [
+        (vec!["--scale", "0"], "--scale", "whole number >= 1"),
+        (vec!["--scale", "3.5"], "--scale", "whole number >= 1"),
+        (vec!["--shard", "-1/3"], "--shard", "I/N"),
+    ] {
+        let mut all = vec!["run", file.as_str()];
+        all.extend(args.iter().copied());
+        let out = dupstream(&all);
+        let line = first_line(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {line}");
+        assert!(
+            line.contains(flag) && line.contains(says),
+            "{args:?}: {line}"
+        );
+        assert!(
+            !line.contains("tiny.toml"),
+            "{args:?} blames the file: {line}"
+        );
+    }
+    for cmd in ["check", "estimate"] {
+        let out = dupstream(&[cmd, &file, "--scale", "3.5"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(first_line(&out).contains("--scale"), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn identical_cells_empty_labels_and_excess_checkpoints_are_refused() {
+    let sbf = with_sbf();
+    let twice = sbf.replace("k = 2", "k = [2, 2]");
+    let msg = assert_refused("k-twice", &twice, &[], line_of("k = [2, 2]", &twice), "k");
+    assert!(msg.contains("appears twice"), "{msg}");
+    let empty = sbf.replace("max = 3", "label = \"\"\nmax = 3");
+    assert_refused(
+        "label-empty",
+        &empty,
+        &[],
+        line_of("label", &empty),
+        "label",
+    );
+    for c in ["20001", "1000001", "9223372036854775807"] {
+        let text = TINY.replace("checkpoints = 2", &format!("checkpoints = {c}"));
+        assert_refused(
+            &format!("checkpoints-{c}"),
+            &text,
+            &[],
+            line_of("checkpoints =", &text),
+            "checkpoints",
+        );
+    }
+}
+
+#[test]
+fn a_label_a_spreadsheet_would_run_draws_a_warning() {
+    let dir = scratch("adv-formula");
+    let text = with_sbf().replace("max = 3", "label = \"=HYPERLINK(\\\"x\\\")\"\nmax = 3");
+    let file = write(&dir, "f.toml", &text);
+    let out = dupstream_ok(&["check", &file]);
+    let text_out = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text_out.contains(&format!("f.toml:{}: key `label`", line_of("label", &text)))
+            && text_out.contains("formula"),
+        "{text_out}"
+    );
+}
+
+#[test]
+fn a_structure_scaled_to_a_few_cells_draws_a_warning() {
+    let dir = scratch("adv-small");
+    let text = with_sbf()
+        .replace("memory = [\"16KB\", \"64KB\"]", "memory = [\"1KB\"]")
+        .replace("n = 20_000", "n = 2_000_000");
+    let file = write(&dir, "small.toml", &text);
+    let out = dupstream_ok(&["check", &file, "--scale", "256"]);
+    let text_out = String::from_utf8_lossy(&out.stdout);
+    // 1KB / 256 = 32 bits: 32 SBF cells of one bit... or fewer of more.
+    let warning = text_out
+        .lines()
+        .find(|l| l.contains("`sbf`"))
+        .unwrap_or_else(|| panic!("no warning about sbf: {text_out}"));
+    assert!(
+        warning.contains("memory = \"1KB\"")
+            && warning.contains("runs on 32 bits at --scale 256")
+            && warning.contains("fewer than 256")
+            && warning.contains("or less keeps"),
+        "{warning}"
+    );
+    // At scale 1 the same structure is the file's own choice: no warning.
+    let out = dupstream_ok(&["check", &file]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("`sbf`"));
+}
+
+#[test]
+fn a_replay_whose_data_is_missing_is_skipped_not_failed() {
+    let dir = scratch("adv-missing-data");
+    write(&dir, "tiny.toml", TINY);
+    write(&dir, "nasa.toml", &replay("not-here/log.tsv"));
+    let out = dupstream(&["check", s(&dir)]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("SKIPPED") && l.contains("nasa.toml") && l.contains("log.tsv")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("ok ") && l.contains("tiny.toml")),
+        "{text}"
+    );
+    let out = dupstream(&["estimate", s(&dir)]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        text.contains("tiny.toml") && text.contains("1 file(s) skipped"),
+        "{text}"
+    );
+    assert!(stderr(&out).contains("SKIPPED"), "{}", stderr(&out));
+    let est: serde_json::Value =
+        serde_json::from_slice(&dupstream_ok(&["estimate", s(&dir), "--json"]).stdout).unwrap();
+    assert_eq!(est["skipped"].as_array().map(Vec::len), Some(1), "{est}");
+    // An invalid file beside them still fails the check.
+    write(&dir, "bad.toml", "name = 3\n");
+    assert_eq!(dupstream(&["check", s(&dir)]).status.code(), Some(2));
+}
+
+#[test]
+fn a_replay_run_records_its_input_so_it_reruns_and_redraws_from_its_directory() {
+    let dir = scratch("adv-rerun");
+    std::fs::create_dir_all(dir.join("exp")).unwrap();
+    write(&dir, "keys.txt", "a\nb\na\nc\nb\n");
+    let file = write(&dir.join("exp"), "rp.toml", &replay("../keys.txt"));
+    let out = dir.join("results/deeper/run");
+    dupstream_ok(&["run", &file, "--quiet", "--threads", "1", "--out", s(&out)]);
+    let run_toml = std::fs::read_to_string(out.join("run.toml")).unwrap();
+    assert!(
+        run_toml.contains("path = \"../../../keys.txt\""),
+        "{run_toml}"
+    );
+    // The recorded experiment runs again from its own directory (here: from the workspace).
+    let again = dupstream_ok(&["check", s(&out.join("run.toml"))]);
+    let text = String::from_utf8_lossy(&again.stdout);
+    assert!(text.contains("length known after reading"), "{text}");
+    assert!(!text.contains("0.000e0"), "{text}");
+    // Charts and the page need only the results directory.
+    std::fs::remove_file(dir.join("keys.txt")).unwrap();
+    dupstream_ok(&["plot", s(&out)]);
+    let page = dupstream_ok(&["report", s(&out), "--plot"]);
+    assert!(!stderr(&page).contains("not re-drawn"), "{}", stderr(&page));
+}
+
+#[test]
+fn refused_directories_and_paths_exit_2() {
+    let dir = scratch("adv-exit2");
+    let file = write(&dir, "tiny.toml", TINY);
+    let out1 = dir.join("out");
+    dupstream_ok(&["run", &file, "--quiet", "--threads", "1", "--out", s(&out1)]);
+    let mut cases: Vec<(String, Vec<String>)> = Vec::new();
+    let v = |a: &[&str]| a.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    // Resume into the directory of another scale.
+    cases.push((
+        "another scale".into(),
+        v(&[
+            "run",
+            &file,
+            "--resume",
+            "--scale",
+            "2",
+            "--out",
+            s(&out1),
+            "--quiet",
+        ]),
+    ));
+    // A finished run's directory.
+    cases.push((
+        "finished".into(),
+        v(&["run", &file, "--out", s(&out1), "--quiet"]),
+    ));
+    let missing = dir.join("nope");
+    for cmd in ["report", "list", "check", "estimate"] {
+        cases.push((format!("{cmd} missing"), v(&[cmd, s(&missing)])));
+    }
+    cases.push((
+        "report not results".into(),
+        v(&["report", s(&dir.join("tiny.toml"))]),
+    ));
+    // A missing shard.
+    let p0 = dir.join("p0");
+    run_part(&file, &p0, "0/2", "1");
+    cases.push((
+        "missing shard".into(),
+        v(&["merge", s(&p0), "--out", s(&dir.join("m")), "--quiet"]),
+    ));
+    for (name, args) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = dupstream(&args);
+        let text = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {text}");
+        assert_eq!(text.lines().count(), 1, "{name}: one line: {text}");
+    }
+}
+
+#[test]
+fn resume_says_how_many_cells_remain_and_run_json_prints_the_summary() {
+    let dir = scratch("adv-resume-count");
+    let file = write(&dir, "tiny.toml", TINY);
+    let out = dir.join("out");
+    let json = dupstream_ok(&["run", &file, "--threads", "1", "--out", s(&out), "--json"]);
+    let summary: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        summary["cells"].as_array().map(Vec::len),
+        Some(4),
+        "{summary}"
+    );
+    assert!(summary["wall_secs_total"].as_f64().is_some(), "{summary}");
+    // Undo the commit and one cell: the resume has 3 of 4 done, 1 to run.
+    std::fs::remove_file(out.join("commit.json")).unwrap();
+    for ext in ["csv", "json"] {
+        std::fs::remove_file(out.join(format!("cells/cell-00002.{ext}"))).unwrap();
+    }
+    let resumed = dupstream_ok(&["run", &file, "--threads", "1", "--out", s(&out), "--resume"]);
+    assert!(
+        stderr(&resumed).contains("3 of 4 cells finished, 1 to run"),
+        "{}",
+        stderr(&resumed)
+    );
+}
+
+#[test]
+fn merge_refuses_a_part_holding_a_cell_of_another_shard() {
+    let dir = scratch("adv-merge-extra");
+    let file = write(&dir, "tiny.toml", TINY);
+    let (p0, p1) = (dir.join("p0"), dir.join("p1"));
+    run_part(&file, &p0, "0/2", "1");
+    run_part(&file, &p1, "1/2", "1");
+    let rec: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(p1.join("shard.json")).unwrap()).unwrap();
+    let theirs = rec["cells"][0].as_u64().unwrap();
+    for ext in ["csv", "json"] {
+        let name = format!("cells/cell-{theirs:05}.{ext}");
+        std::fs::copy(p1.join(&name), p0.join(&name)).unwrap();
+    }
+    let merged = dir.join("merged");
+    let out = dupstream(&["merge", s(&p0), s(&p1), "--out", s(&merged), "--quiet"]);
+    let line = first_line(&out);
+    assert_eq!(out.status.code(), Some(2), "{line}");
+    assert!(line.contains(&format!("holds cell {theirs}")), "{line}");
+    assert!(!merged.join("raw.csv").exists());
+}
+
+#[test]
+fn report_refuses_a_raw_csv_that_is_not_a_results_table() {
+    let dir = scratch("adv-garbage-raw");
+    for (name, text) in [("garbage", "<html>\u{0}\u{1}not,a\ncsv\"\n"), ("empty", "")] {
+        let d = dir.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("raw.csv"), text).unwrap();
+        let out = dupstream(&["report", s(&d)]);
+        let text = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {text}");
+        assert_eq!(text.lines().count(), 1, "{name}: {text}");
+        assert!(text.contains("raw.csv"), "{text}");
+        assert!(!d.join("index.html").exists(), "{name}: a page was written");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_lock_file_that_is_a_symlink_is_refused() {
+    let dir = scratch("adv-lock-link");
+    let file = write(&dir, "tiny.toml", TINY);
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let target = dir.join("elsewhere");
+    std::os::unix::fs::symlink(&target, out.join(".lock")).unwrap();
+    let o = dupstream(&["run", &file, "--quiet", "--out", s(&out)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(first_line(&o).contains("symbolic link"), "{}", stderr(&o));
+    assert!(!target.exists(), "written through the link");
+}
+
+#[cfg(unix)]
+#[test]
+fn check_skips_a_fifo_named_like_an_experiment() {
+    use std::time::{Duration, Instant};
+    let dir = scratch("adv-check-fifo");
+    write(&dir, "tiny.toml", TINY);
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.join("x.toml"))
+        .status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED: mkfifo unavailable");
+        return;
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dupstream"))
+        .args(["check", s(&dir)])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("check blocked on a FIFO");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("x.toml is not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn short_estimates_and_replay_lengths_are_said_in_words() {
+    let dir = scratch("adv-words");
+    let file = write(&dir, "tiny.toml", TINY);
+    let out = dupstream_ok(&["estimate", &file]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("< 1 s"), "{text}");
+    assert!(!text.contains(" 0 s"), "{text}");
+}
+
+#[test]
+fn a_copied_experiment_s_warning_names_no_path_compiled_into_the_binary() {
+    // Run from a directory without `experiments/`: the catalogue dupstream was built from is
+    // the one found.
+    let dir = scratch("adv-copied");
+    let original =
+        std::fs::read_to_string(crate::util::root().join("experiments/bera-journal/table7.toml"))
+            .unwrap();
+    write(&dir, "table7.toml", &original);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dupstream"))
+        .args(["check", "table7.toml"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    let warning = text
+        .lines()
+        .find(|l| l.contains("not beside this file"))
+        .unwrap_or_else(|| panic!("no warning: {text}"));
+    let root = crate::util::root();
+    assert!(!warning.contains(root.to_str().unwrap()), "{warning}");
+    assert!(!warning.contains(env!("CARGO_MANIFEST_DIR")), "{warning}");
+    assert!(warning.contains("experiments/bera-journal/"), "{warning}");
+}
+
+#[test]
+fn refused_slurm_arguments_exit_2() {
+    let dir = scratch("adv-slurm-args");
+    let file = write(&dir, "tiny.toml", TINY);
+    let out = dir.join("sweep");
+    for args in [
+        vec!["--shards", "0"],
+        vec!["--shards", "5"],
+        vec!["--shards", "2", "--mem", "lots"],
+        vec!["--shards", "2", "--time", "two hours"],
+    ] {
+        let mut all = vec!["slurm", file.as_str(), "--out", s(&out)];
+        all.extend(args.iter().copied());
+        let o = dupstream(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
+    }
+    assert!(!out.join("submit.sh").exists());
 }

@@ -305,6 +305,20 @@ fn schema_describes_every_file_column_and_field_written() {
         run.to_str().unwrap(),
     ]);
     dupstream_ok(&["timing", run.to_str().unwrap()]);
+    let summary = dupstream_ok(&[
+        "run",
+        f,
+        "--json",
+        "--threads",
+        "2",
+        "--out",
+        dir.join("run-json").to_str().unwrap(),
+    ]);
+    check_fields(
+        "run --json",
+        &serde_json::from_slice(&summary.stdout).unwrap(),
+        &s["`dupstream run --json`"],
+    );
     check_dir(
         &run,
         &[
@@ -384,10 +398,17 @@ fn schema_describes_every_file_column_and_field_written() {
     std::fs::write(bad.join("bad.toml"), "name = 3\n").unwrap();
     std::fs::copy(&file, bad.join("schema.toml")).unwrap();
     std::fs::copy(dir.join("values.csv"), bad.join("values.csv")).unwrap();
+    // A replay whose data is not here: skipped, neither valid nor invalid.
+    let missing = "name = \"gone\"\ndescription = \"d\"\n[stream]\nkind = \"replay\"\npath = \"gone.tsv\"\nformat = \"lines\"\n[grid]\nmemory = [\"1KB\"]\n[[algorithm]]\nname = \"exact\"\n";
+    std::fs::write(bad.join("gone.toml"), missing).unwrap();
     let checked = json(&["check", bad.to_str().unwrap(), "--json"]);
     assert_eq!(
-        (checked["valid"].as_u64(), checked["invalid"].as_u64()),
-        (Some(1), Some(1))
+        (
+            checked["valid"].as_u64(),
+            checked["invalid"].as_u64(),
+            checked["skipped"].as_u64()
+        ),
+        (Some(1), Some(1), Some(1))
     );
     check_fields(
         "check --json",
@@ -396,7 +417,14 @@ fn schema_describes_every_file_column_and_field_written() {
     );
     check_fields(
         "estimate --json",
-        &json(&["estimate", "experiments/qht", "--scale", "64", "--json"]),
+        &json(&[
+            "estimate",
+            "experiments/qht",
+            bad.join("gone.toml").to_str().unwrap(),
+            "--scale",
+            "64",
+            "--json",
+        ]),
         &section("`dupstream estimate --json`"),
     );
     check_fields(

@@ -1,9 +1,11 @@
 //! `dupstream check`: every experiment file parses and validates (at `--scale` and at scale 1),
 //! and its paper values load. Errors are printed one per line; exit 2 if any file is invalid.
+//! A file whose input data (a replayed file) is not on this machine is skipped with a warning:
+//! the file may be valid, and a fresh clone without the external data checks clean.
 
 use crate::plan::{self, ConfigError, Experiment, Registry};
 use crate::report::reference;
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -13,7 +15,7 @@ pub struct CheckArgs {
     #[arg(default_value = "experiments")]
     paths: Vec<PathBuf>,
     /// Also validate at this --scale.
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", value_parser = crate::plan::validate::grid::parse_scale_flag)]
     scale: Option<u64>,
     /// Print JSON (field names in SCHEMA.md) instead of one line per file.
     #[arg(long)]
@@ -25,6 +27,8 @@ pub struct CheckArgs {
 struct Checked {
     file: String,
     ok: bool,
+    /// Not checked: its input data is missing (why).
+    skipped: Option<String>,
     /// At the scale checked (`--scale`, clamped to the file's `[run] max_scale`), when valid.
     scale: Option<u64>,
     cells: Option<usize>,
@@ -49,6 +53,7 @@ struct CheckError {
 struct Report {
     valid: usize,
     invalid: usize,
+    skipped: usize,
     files: Vec<Checked>,
 }
 
@@ -60,13 +65,21 @@ pub fn run(args: CheckArgs, registry: &Registry) -> Result<()> {
         }
     }
     if files.is_empty() {
-        bail!("no experiment files found");
+        return Err(plan::refuse("no experiment files found"));
     }
-    let (total, bad) = (files.len(), files.iter().filter(|c| !c.ok).count());
+    let skipped = files.iter().filter(|c| c.skipped.is_some()).count();
+    let (total, bad) = (
+        files.len(),
+        files
+            .iter()
+            .filter(|c| !c.ok && c.skipped.is_none())
+            .count(),
+    );
     if args.json {
         let report = Report {
-            valid: total - bad,
+            valid: total - bad - skipped,
             invalid: bad,
+            skipped,
             files,
         };
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
@@ -75,13 +88,20 @@ pub fn run(args: CheckArgs, registry: &Registry) -> Result<()> {
             for w in &c.warnings {
                 outln!("warn  {w}")?;
             }
+            if let Some(why) = &c.skipped {
+                outln!("SKIPPED {why}")?;
+                continue;
+            }
             match &c.error {
                 None => outln!(
-                    "ok    {}: {} cells, {} streams, {:.3e} elements at scale {}{}",
+                    "ok    {}: {} cells, {} streams, {} at scale {}{}",
                     c.file,
                     c.cells.unwrap_or(0),
                     c.streams.unwrap_or(0),
-                    c.elements.unwrap_or(0) as f64,
+                    c.elements.map_or(
+                        "a replay (length known after reading)".to_string(),
+                        |n| format!("{:.3e} elements", n as f64)
+                    ),
                     c.scale.unwrap_or(1),
                     c.paper_values
                         .map_or(String::new(), |n| format!(", {n} paper values"))
@@ -95,7 +115,13 @@ pub fn run(args: CheckArgs, registry: &Registry) -> Result<()> {
         return Err(ConfigError::new(Path::new("experiments"), None, None, msg).into());
     }
     if !args.json {
-        outln!("{total} experiment files valid")?;
+        let valid = total - skipped;
+        match skipped {
+            0 => outln!("{total} experiment files valid")?,
+            n => outln!(
+                "{valid} experiment files valid; {n} skipped: the data they replay is not here (README, \"External data\")"
+            )?,
+        }
     }
     Ok(())
 }
@@ -105,6 +131,7 @@ fn check_file(file: &Path, scale: Option<u64>, registry: &Registry) -> Checked {
     let mut out = Checked {
         file: file.display().to_string(),
         ok: false,
+        skipped: None,
         scale: None,
         cells: None,
         streams: None,
@@ -124,6 +151,12 @@ fn check_file(file: &Path, scale: Option<u64>, registry: &Registry) -> Checked {
             out.warnings = exp.warnings;
         }
         Err(e) => {
+            if let Some(c) = e.downcast_ref::<ConfigError>() {
+                if c.missing_input.is_some() {
+                    out.skipped = Some(c.to_string());
+                    return out;
+                }
+            }
             out.error = Some(match e.downcast_ref::<ConfigError>() {
                 Some(c) => CheckError {
                     message: c.to_string(),

@@ -2,7 +2,7 @@
 //! (the same cost model it prints before starting, at the scale it would run: `--scale`
 //! clamped to a file's `[run] max_scale`) and the total.
 
-use crate::plan::{self, Registry, cost};
+use crate::plan::{self, ConfigError, Registry, cost};
 use anyhow::Result;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -13,7 +13,7 @@ pub struct EstimateArgs {
     #[arg(default_value = "experiments")]
     paths: Vec<PathBuf>,
     /// As `run --scale` (a file's `[run] max_scale` caps it, as in `run`).
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", value_parser = crate::plan::validate::grid::parse_scale_flag)]
     scale: Option<u64>,
     /// As `run --threads`.
     #[arg(long, value_name = "N")]
@@ -41,14 +41,40 @@ struct Estimate {
     total_secs: f64,
     unknown_length_elements: u64,
     files: Vec<FileEstimate>,
+    /// Files not estimated: the data they replay is not on this machine.
+    skipped: Vec<Skipped>,
+}
+
+/// A file `estimate` skipped (`estimate --json`).
+#[derive(Debug, Serialize)]
+struct Skipped {
+    file: String,
+    reason: String,
 }
 
 pub fn run(args: EstimateArgs, registry: &Registry) -> Result<()> {
     let threads = plan::threads(args.threads, usize::MAX)?.0;
     let mut files = Vec::new();
+    let mut skipped = Vec::new();
     for path in &args.paths {
         for file in super::experiment_files(path)? {
-            let exp = plan::load_with(&file, args.scale, registry)?;
+            let exp = match plan::load_with(&file, args.scale, registry) {
+                Ok(exp) => exp,
+                Err(
+                    e @ ConfigError {
+                        missing_input: Some(_),
+                        ..
+                    },
+                ) => {
+                    eprintln!("dupstream: warning: SKIPPED {}: {e}", file.display());
+                    skipped.push(Skipped {
+                        file: file.display().to_string(),
+                        reason: e.to_string(),
+                    });
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
             files.push(FileEstimate {
                 file: file.display().to_string(),
                 experiment: exp.name.clone(),
@@ -58,19 +84,20 @@ pub fn run(args: EstimateArgs, registry: &Registry) -> Result<()> {
             });
         }
     }
-    let total: f64 = files.iter().map(|f| f.secs).sum();
+    let total: f64 = files.iter().fold(0.0, |t, f| t + f.secs);
     if args.json {
         let out = Estimate {
             threads,
             total_secs: total,
             unknown_length_elements: cost::UNKNOWN_LEN,
             files,
+            skipped,
         };
         outln!("{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());
     }
     for f in &files {
-        outln!("{:>10.0} s  {} (scale {})", f.secs, f.file, f.scale)?;
+        outln!("{:>12}  {} (scale {})", secs(f.secs), f.file, f.scale)?;
     }
     let unknown = files.iter().filter(|f| f.unknown_length).count();
     let note = if unknown > 0 {
@@ -81,10 +108,23 @@ pub fn run(args: EstimateArgs, registry: &Registry) -> Result<()> {
     } else {
         String::new()
     };
+    let skipped_note = match skipped.len() {
+        0 => String::new(),
+        n => format!("; {n} file(s) skipped: the data they replay is not here"),
+    };
     outln!(
-        "{:>10.0} s  total ({:.1} h) with {threads} thread(s){note}",
-        total,
+        "{:>12}  total ({:.1} h) with {threads} thread(s){note}{skipped_note}",
+        secs(total),
         total / 3600.0,
     )?;
     Ok(())
+}
+
+/// Seconds for a column: whole seconds, `< 1 s` below half a second (never `0 s`).
+fn secs(s: f64) -> String {
+    if s < 0.5 {
+        "< 1 s".to_string()
+    } else {
+        format!("{s:.0} s")
+    }
 }

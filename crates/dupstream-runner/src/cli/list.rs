@@ -1,6 +1,6 @@
 //! `dupstream list`: the experiment catalogue with descriptions.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -26,12 +26,17 @@ struct Entry {
 pub fn run(args: ListArgs) -> Result<()> {
     let files = super::experiment_files(&args.dir)?;
     if files.is_empty() {
-        bail!("no experiment files under {}", args.dir.display());
+        return Err(crate::plan::refuse(format!(
+            "no experiment files under {}",
+            args.dir.display()
+        )));
     }
     let mut entries = Vec::new();
     for f in files {
-        let text = std::fs::read_to_string(&f)?;
-        let doc: toml::Table = toml::from_str(&text).with_context(|| format!("{}", f.display()))?;
+        let text =
+            std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))?;
+        let doc: toml::Table = toml::from_str(&text)
+            .map_err(|e| crate::plan::refuse(format!("{}: {}", f.display(), e.message())))?;
         let field = |k: &str| doc.get(k).and_then(|v| v.as_str()).map(str::to_string);
         entries.push(Entry {
             name: field("name").unwrap_or_else(|| "?".into()),

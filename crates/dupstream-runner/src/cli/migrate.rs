@@ -4,10 +4,11 @@
 //! the charts are drawn again from the rows, and the commit record lists the new files.
 
 use crate::plan::Registry;
+use crate::plan::refuse;
 use crate::record::ResultsDir;
 use crate::report;
 use crate::report::html::results_dirs;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use std::path::PathBuf;
 
 pub const MIGRATE_EXAMPLES: &str = "\
@@ -26,12 +27,14 @@ pub fn run(args: MigrateArgs, registry: &Registry) -> Result<()> {
     let mut found = Vec::new();
     for d in &args.dirs {
         if !d.is_dir() {
-            bail!("{}: no such directory", d.display());
+            return Err(refuse(format!("{}: no such directory", d.display())));
         }
         found.extend(results_dirs(d)?);
     }
     if found.is_empty() {
-        bail!("no results directory (with raw.csv) under the directories given");
+        return Err(refuse(
+            "no results directory (with raw.csv) under the directories given",
+        ));
     }
     for path in found {
         let dir = ResultsDir::open_finished(&path)?;

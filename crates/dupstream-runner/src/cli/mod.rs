@@ -6,6 +6,7 @@ mod check;
 mod compare;
 mod completions;
 mod estimate;
+mod leaderboard;
 mod list;
 mod merge;
 mod migrate;
@@ -18,9 +19,9 @@ mod timing;
 
 use crate::distribute::Stopped;
 use crate::execute::Interrupted;
-use crate::plan::{ConfigError, Registry};
+use crate::plan::{BadInput, ConfigError, Registry, refuse};
 use crate::record::Locked;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -60,7 +61,7 @@ pub const EXAMPLES: &str = concat!(
   dupstream report results                  static HTML pages over every results directory
   dupstream run my.toml --shard 0/4 --out parts/0   one of 4 shards (see `dupstream merge --help`)
   dupstream slurm my.toml --shards 16 --partition short --submit
-  dupstream list --json                     machine-readable output (also check, estimate, compare)
+  dupstream list --json                     machine-readable output (also check, estimate, compare, run)
   dupstream completions bash > ~/.local/share/bash-completion/completions/dupstream
 
 ",
@@ -132,6 +133,10 @@ enum Command {
     /// links to the CSVs), or in every results directory under a root plus an index over them.
     #[command(after_help = report::REPORT_EXAMPLES)]
     Report(report::ReportArgs),
+    /// Rank structures at equal memory with fairly tuned settings (tuned on one seed, scored
+    /// on the others), per workload and track, from finished results directories.
+    #[command(after_help = leaderboard::LEADERBOARD_EXAMPLES)]
+    Leaderboard(leaderboard::LeaderboardArgs),
     /// Rewrite finished results directories of an older version in the current layout
     /// (SCHEMA.md), keeping every value; the table and charts are drawn again.
     #[command(after_help = migrate::MIGRATE_EXAMPLES)]
@@ -169,6 +174,11 @@ pub fn main_with(registry: &Registry) -> ExitCode {
         Err(e) => {
             if let Some(cfg) = e.downcast_ref::<ConfigError>() {
                 eprintln!("error: {cfg}");
+                return ExitCode::from(2);
+            }
+            // A refused directory or argument: bad input, like a bad experiment file.
+            if e.downcast_ref::<BadInput>().is_some() {
+                eprintln!("error: {e:#}");
                 return ExitCode::from(2);
             }
             if let Some(locked) = e.downcast_ref::<Locked>() {
@@ -241,11 +251,15 @@ fn dispatch(command: Command, registry: &Registry) -> Result<()> {
         Command::Timing(args) => timing::run(args, registry),
         Command::Report(args) => report::run(args, registry),
         Command::Migrate(args) => migrate::run(args, registry),
+        Command::Leaderboard(args) => leaderboard::run(args, registry),
         Command::Completions(args) => completions::run(args),
     }
 }
 
-/// Every `*.toml` under `path` (or `path` itself when it is a file), sorted.
+/// Every `*.toml` under `path` (or `path` itself when it is a file), sorted. A `*.toml` that
+/// is not a regular file (a pipe, a device, a broken link) is skipped with a warning: reading
+/// it could block forever. A `path` that does not exist or cannot be read is refused
+/// ([`BadInput`], exit 2).
 fn experiment_files(path: &Path) -> Result<Vec<PathBuf>> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         for e in std::fs::read_dir(dir)? {
@@ -253,16 +267,31 @@ fn experiment_files(path: &Path) -> Result<Vec<PathBuf>> {
             if p.is_dir() {
                 walk(&p, out)?;
             } else if p.extension().is_some_and(|x| x == "toml") {
-                out.push(p);
+                if p.is_file() {
+                    out.push(p);
+                } else {
+                    eprintln!(
+                        "dupstream: warning: {} is not a regular file; skipped",
+                        p.display()
+                    );
+                }
             }
         }
         Ok(())
     }
     let mut out = Vec::new();
-    if path.is_file() {
-        out.push(path.to_path_buf());
-    } else {
-        walk(path, &mut out).with_context(|| format!("reading {}", path.display()))?;
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => out.push(path.to_path_buf()),
+        Ok(m) if m.is_dir() => {
+            walk(path, &mut out).map_err(|e| refuse(format!("reading {}: {e}", path.display())))?
+        }
+        Ok(_) => {
+            return Err(refuse(format!(
+                "{}: not a regular file or a directory (a pipe or a device?)",
+                path.display()
+            )));
+        }
+        Err(e) => return Err(refuse(format!("{}: {e}", path.display()))),
     }
     out.sort();
     Ok(out)

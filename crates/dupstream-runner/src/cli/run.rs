@@ -11,7 +11,7 @@ pub struct RunArgs {
     pub experiment: PathBuf,
     /// Divide the stream length, every memory size and the key universe by F (keeps N/M and
     /// N/U fixed). Overrides the file's [run] scale; its [run] max_scale caps it.
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", value_parser = crate::plan::validate::grid::parse_scale_flag)]
     pub scale: Option<u64>,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N")]
@@ -31,8 +31,12 @@ pub struct RunArgs {
     pub quiet: bool,
     /// Run only shard I of N (0 <= I < N): the cells assigned to it, balanced by estimated
     /// cost. Writes a part for `dupstream merge` (default: results/<experiment>/shards-<rev>-<digest>/shard-I-of-N).
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
     pub shard: Option<ShardSpec>,
+    /// Print the end-of-run summary (each cell's wall time and ns per element beside the
+    /// estimate, the total) as JSON on stdout instead of the table (field names in SCHEMA.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(a: RunArgs, registry: &Registry) -> Result<()> {
@@ -45,6 +49,7 @@ pub fn run(a: RunArgs, registry: &Registry) -> Result<()> {
         results_root: a.results_root,
         quiet: a.quiet,
         shard: a.shard,
+        json: a.json,
     };
     distribute::run(&opts, registry)
 }

@@ -14,7 +14,7 @@ pub struct TimingArgs {
 
 pub fn run(args: TimingArgs, registry: &Registry) -> Result<()> {
     let dir = ResultsDir::existing(&args.results_dir);
-    let exp = crate::plan::load_with(&dir.join("run.toml"), None, registry)?;
+    let exp = crate::plan::load_recorded(&dir.join("run.toml"), registry)?;
     let rows = dir.read_raw()?;
     outln!("{}", report::timing::timing(dir.path(), &exp, &rows)?)?;
     Ok(())

@@ -8,7 +8,7 @@
 use super::assign::assign;
 use super::part::{SHARD_FILE, ShardRecord, ShardStream, read_record};
 use super::pipeline::{Executed, Inputs, Print, Session};
-use crate::plan::{Experiment, Registry};
+use crate::plan::{BadInput, Experiment, Registry, refuse};
 use crate::record::probe::{Machine, unix_now};
 use crate::record::{CellState, Manifest, Outcome, ResultsDir, StreamRow, write_json};
 use anyhow::{Context, Result, bail};
@@ -20,20 +20,8 @@ type Part = (PathBuf, ShardRecord);
 
 /// Merges the parts named by `args` (a directory of parts stands for its parts) into `out`.
 pub fn merge(args: &[PathBuf], out: &Path, quiet: bool, registry: &Registry) -> Result<()> {
-    let (finished, unfinished) = collect(&expand_parts(args)?)?;
-    let (first_path, first) = finished[0].clone();
-    check_compatible(&finished)?;
+    let (first_path, first, exp, by_shard) = checked_parts(args, registry).map_err(bad_input)?;
     let n = first.shards;
-    let by_shard = by_shard(finished, &unfinished, n)?;
-    // The experiment, as recorded by the parts; its split must be the parts' split.
-    let exp = crate::plan::load_with(&first_path.join("run.toml"), None, registry)?;
-    if exp.name != first.id.experiment || exp.scale != first.scale {
-        bail!(
-            "{}: run.toml does not match its {SHARD_FILE}",
-            first_path.display()
-        );
-    }
-    check_cells(&exp, &by_shard, n)?;
     let dir = ResultsDir::open(out, &first.id.experiment_sha)?;
     let ran = gather(&dir, &exp, &by_shard)?;
     let records: Vec<&ShardRecord> = by_shard.values().map(|(_, r)| r).collect();
@@ -64,6 +52,59 @@ pub fn merge(args: &[PathBuf], out: &Path, quiet: bool, registry: &Registry) -> 
         );
     }
     Ok(())
+}
+
+/// The parts named by `args`, checked: the first part and its record, the experiment they
+/// recorded, and one finished part per shard, each holding exactly its shard's cells.
+fn checked_parts(
+    args: &[PathBuf],
+    registry: &Registry,
+) -> Result<(PathBuf, ShardRecord, Experiment, BTreeMap<usize, Part>)> {
+    let (finished, unfinished) = collect(&expand_parts(args)?)?;
+    let (first_path, first) = finished[0].clone();
+    check_compatible(&finished)?;
+    let n = first.shards;
+    let by_shard = by_shard(finished, &unfinished, n)?;
+    // The experiment, as recorded by the parts; its split must be the parts' split.
+    let exp = crate::plan::load_recorded(&first_path.join("run.toml"), registry)?;
+    if exp.name != first.id.experiment || exp.scale != first.scale {
+        bail!(
+            "{}: run.toml does not match its {SHARD_FILE}",
+            first_path.display()
+        );
+    }
+    check_cells(&exp, &by_shard, n)?;
+    Ok((first_path, first, exp, by_shard))
+}
+
+/// A refusal of the parts: bad input (exit 2), whatever the check that failed.
+fn bad_input(e: anyhow::Error) -> anyhow::Error {
+    if e.is::<BadInput>() || e.is::<crate::plan::ConfigError>() {
+        e
+    } else {
+        refuse(format!("{e:#}"))
+    }
+}
+
+/// The cells whose files a part holds (`cells/cell-NNNNN.csv` or `.json`), ascending.
+fn cells_held(part: &Path) -> Result<Vec<usize>> {
+    let dir = part.join("cells");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(Vec::new());
+    };
+    let mut held = std::collections::BTreeSet::new();
+    for e in entries {
+        let name = e?.file_name();
+        let name = name.to_string_lossy();
+        let index = name
+            .strip_prefix("cell-")
+            .and_then(|r| r.strip_suffix(".csv").or_else(|| r.strip_suffix(".json")))
+            .and_then(|i| i.parse::<usize>().ok());
+        if let Some(i) = index {
+            held.insert(i);
+        }
+    }
+    Ok(held.into_iter().collect())
 }
 
 fn is_part(p: &Path) -> bool {
@@ -226,6 +267,12 @@ fn check_cells(exp: &Experiment, by_shard: &BTreeMap<usize, Part>, n: usize) -> 
         if plan[*i] != r.cells {
             bail!(
                 "{}: its cells are not those this dupstream assigns to shard {i}/{n}; merge with the dupstream that ran the shards",
+                p.display()
+            );
+        }
+        if let Some(extra) = cells_held(p)?.into_iter().find(|c| !r.cells.contains(c)) {
+            bail!(
+                "{}: holds cell {extra}, which is not one of shard {i}/{n}'s; refusing to merge a part with cells it did not run (remove the cell's files or rerun the shard)",
                 p.display()
             );
         }

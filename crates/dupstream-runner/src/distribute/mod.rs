@@ -16,7 +16,7 @@ pub use pipeline::{Inputs, Print, Session};
 use crate::execute::Interrupted;
 use crate::plan::{Experiment, Registry, cost};
 use crate::record::{CellState, Purpose, ResultsDir};
-use anyhow::{Result, bail};
+use anyhow::Result;
 use pipeline::gib;
 use std::path::{Path, PathBuf};
 
@@ -31,6 +31,8 @@ pub struct RunOptions {
     pub results_root: PathBuf,
     pub quiet: bool,
     pub shard: Option<ShardSpec>,
+    /// Print the end-of-run summary as JSON on stdout instead of the table.
+    pub json: bool,
 }
 
 /// `dupstream run`: the whole experiment on this machine (or one shard of it).
@@ -63,12 +65,20 @@ pub fn run(opts: &RunOptions, registry: &Registry) -> Result<()> {
     // The lock comes first: nothing in the directory is read before it is held.
     let dir = ResultsDir::open(&path, &session.digest)?;
     if ResultsDir::has_finished_run(&path) && !opts.resume {
-        bail!(
+        return Err(crate::plan::refuse(format!(
             "{} already holds a finished run; choose another --out",
             path.display()
-        );
+        )));
     }
     let est_secs = session.estimate_secs(exp, &dir);
+    if opts.resume && !opts.quiet {
+        let left = session.pending(exp, &dir).len();
+        eprintln!(
+            "dupstream: resuming: {} of {} cells finished, {left} to run",
+            exp.cells.len() - left,
+            exp.cells.len()
+        );
+    }
     let time = if cost::has_unknown_len(exp) {
         format!(
             "~{est_secs:.0} s (a replay's length is unknown: counted as {} elements)",
@@ -92,10 +102,10 @@ pub fn run(opts: &RunOptions, registry: &Registry) -> Result<()> {
     let stopped = |e| stopped(e, &session, &dir, exp, None);
     let ran = session.execute(exp, &dir, opts.quiet).map_err(stopped)?;
     let outcome = || session.outcome(estimate, est_secs, &ran);
-    let print = if opts.quiet {
-        Print::Table
-    } else {
-        Print::TableAndSummary
+    let print = match (opts.json, opts.quiet) {
+        (true, _) => Print::Json,
+        (false, true) => Print::Table,
+        (false, false) => Print::TableAndSummary,
     };
     session
         .finish(&dir, &ran, Inputs::Write, outcome, |_| Ok(()), print)

@@ -164,10 +164,10 @@ fn already_finished(
         return Ok(false);
     }
     if !args.resume {
-        anyhow::bail!(
-            "{} already holds finished shard part; use --resume to keep it or choose another --out",
+        return Err(crate::plan::refuse(format!(
+            "{} already holds a finished shard part; use --resume to keep it or choose another --out",
             path.display()
-        );
+        )));
     }
     if let Ok(rec) = read_record(path) {
         if rec.id.experiment_sha == session.digest

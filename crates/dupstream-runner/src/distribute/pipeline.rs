@@ -49,6 +49,8 @@ pub enum Print {
     Table,
     /// The table (stdout) and the per-cell summary (stderr).
     TableAndSummary,
+    /// The per-cell summary as JSON (stdout; `run --json`), no table.
+    Json,
 }
 
 /// Where a finished directory's `run.toml` and paper values come from.
@@ -121,7 +123,12 @@ impl Session {
     /// it) not yet done in `dir` on this session's threads ([`cost::run_secs`]): a resumed run
     /// is estimated for what it has left.
     pub fn estimate_secs(&self, cells: &Experiment, dir: &ResultsDir) -> f64 {
-        let pending: Vec<usize> = match dir.digest() {
+        cost::run_secs(&cells.restrict(&self.pending(cells, dir)), self.threads)
+    }
+
+    /// The cells of `cells` not yet done in `dir`.
+    pub fn pending(&self, cells: &Experiment, dir: &ResultsDir) -> Vec<usize> {
+        match dir.digest() {
             Some(digest) => cells
                 .cells
                 .iter()
@@ -134,8 +141,7 @@ impl Session {
                 .map(|c| c.index)
                 .collect(),
             None => cells.cells.iter().map(|c| c.index).collect(),
-        };
-        cost::run_secs(&cells.restrict(&pending), self.threads)
+        }
     }
 
     /// Runs the cells of `cells` (the experiment or a shard of it) not yet done in `dir`.
@@ -201,11 +207,17 @@ impl Session {
         // Asked to stop while finishing: no commit record, so the run stays resumable.
         self.cancel.check()?;
         dir.commit(exp)?;
-        if print != Print::Nothing {
-            outln!("{md}")?;
-        }
-        if print == Print::TableAndSummary {
-            summary(&manifest);
+        match print {
+            Print::Nothing => {}
+            Print::Table => outln!("{md}")?,
+            Print::TableAndSummary => {
+                outln!("{md}")?;
+                summary(&manifest);
+            }
+            Print::Json => outln!(
+                "{}",
+                serde_json::to_string_pretty(&summary_json(&manifest, dir.path()))?
+            )?,
         }
         Ok(manifest)
     }
@@ -214,6 +226,27 @@ impl Session {
 /// Bytes in GiB.
 pub fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
+}
+
+/// The end-of-run summary as JSON (`run --json`; SCHEMA.md): what [`summary`] prints.
+fn summary_json(m: &Manifest, dir: &Path) -> serde_json::Value {
+    serde_json::json!({
+        "experiment": m.experiment,
+        "dir": dir.display().to_string(),
+        "scale": m.scale,
+        "threads": m.threads,
+        "wall_secs_total": m.wall_secs_total,
+        "estimated_secs": m.estimated_secs,
+        "peak_rss_bytes": m.peak_rss_bytes,
+        "cells": m.cells.iter().map(|t| serde_json::json!({
+            "cell": t.cell,
+            "label": t.label,
+            "wall_secs": t.wall_secs,
+            "ns_per_element": t.ns_per_element,
+            "estimated_ns_per_element": t.estimated_ns_per_element(),
+            "resumed": t.resumed,
+        })).collect::<Vec<_>>(),
+    })
 }
 
 /// Per-cell wall time beside the cost model's estimate, and the total, on stderr.

@@ -43,7 +43,7 @@ pub struct SlurmArgs {
     #[arg(long, value_name = "N")]
     pub shards: usize,
     /// As `dupstream run --scale`.
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", value_parser = crate::plan::validate::grid::parse_scale_flag)]
     pub scale: Option<u64>,
     /// Output directory, shared with the compute nodes: parts go to <DIR>/shards, scripts and
     /// logs to <DIR>/slurm, merged results to <DIR> (default: results/<experiment>/<date>-<host>-<rev>[-scale<F>]-slurm).
@@ -227,19 +227,15 @@ struct Split {
     secs: Vec<f64>,
 }
 
-/// Writes (and with `--submit`, submits) the Slurm scripts of a sweep.
-pub fn slurm(args: &SlurmArgs, registry: &Registry) -> Result<()> {
-    let exp = crate::plan::load_with(&args.experiment, args.scale, registry)?;
+/// The memory requests (`--mem`, `--merge-mem`) in MiB, once every argument is checked against
+/// an experiment of `cells` cells.
+fn checked_args(args: &SlurmArgs, cells: usize) -> Result<(Option<u64>, u64)> {
     let n = args.shards;
     if n == 0 {
         bail!("--shards must be at least 1");
     }
-    if n > exp.cells.len() {
-        bail!(
-            "--shards {n} exceeds the experiment's {} cells; use at most {}",
-            exp.cells.len(),
-            exp.cells.len()
-        );
+    if n > cells {
+        bail!("--shards {n} exceeds the experiment's {cells} cells; use at most {cells}");
     }
     let fixed_mem = args.mem.as_deref().map(parse_slurm_mem).transpose()?;
     let merge_mem = parse_slurm_mem(&args.merge_mem)?;
@@ -250,6 +246,16 @@ pub fn slurm(args: &SlurmArgs, registry: &Registry) -> Result<()> {
             }
         }
     }
+    Ok((fixed_mem, merge_mem))
+}
+
+/// Writes (and with `--submit`, submits) the Slurm scripts of a sweep.
+pub fn slurm(args: &SlurmArgs, registry: &Registry) -> Result<()> {
+    let exp = crate::plan::load_with(&args.experiment, args.scale, registry)?;
+    let n = args.shards;
+    // Refused arguments are bad input (exit 2), as a bad experiment file.
+    let (fixed_mem, merge_mem) =
+        checked_args(args, exp.cells.len()).map_err(|e| crate::plan::refuse(format!("{e:#}")))?;
     let layout = prepare(args, &exp)?;
     let cpus = args.cpus_per_task.max(1);
     let split = split(&exp, n, cpus, fixed_mem);
@@ -292,10 +298,10 @@ fn prepare(args: &SlurmArgs, exp: &Experiment) -> Result<Layout> {
     };
     let dir = std::path::absolute(&dir)?;
     if dir.display().to_string().contains(char::is_whitespace) {
-        bail!(
+        return Err(crate::plan::refuse(format!(
             "{}: #SBATCH lines cannot hold paths with spaces; choose another --out",
             dir.display()
-        );
+        )));
     }
     ResultsDir::check(&dir, &digest)?;
     let slurm_dir = dir.join("slurm");

@@ -14,6 +14,9 @@ pub struct ConfigError {
     pub key: Option<String>,
     /// What is wrong.
     pub message: String,
+    /// The input data the file names (a replayed file) when that is what is missing: the
+    /// file itself may be valid, and `check` and `estimate` skip it with a warning.
+    pub missing_input: Option<PathBuf>,
 }
 
 impl ConfigError {
@@ -36,7 +39,19 @@ impl ConfigError {
             line,
             key: key.map(str::to_string),
             message,
+            missing_input: None,
         }
+    }
+
+    /// An error that names a command-line flag (`--scale: must be ...`).
+    pub fn flag(flag: &str, message: impl Into<String>) -> Self {
+        Self::new(Path::new(flag), None, None, message)
+    }
+
+    /// This error, marked as the input data `path` missing.
+    pub fn missing(mut self, path: &Path) -> Self {
+        self.missing_input = Some(path.to_path_buf());
+        self
     }
 }
 
@@ -54,6 +69,25 @@ impl std::fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+/// A refused argument or directory that is not an experiment file (a results directory of
+/// another experiment, a missing or mismatched shard, a damaged part, a path that is not what
+/// the command reads): one line, exit code 2, as for a bad experiment file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadInput(pub String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+/// A [`BadInput`] as an error to return.
+pub fn refuse(message: impl Into<String>) -> anyhow::Error {
+    BadInput(message.into()).into()
+}
 
 /// 1-based line number of byte offset `offset` in `src`.
 pub fn line_of(src: &str, offset: usize) -> usize {
@@ -163,6 +197,47 @@ pub fn mentioned_key<'k>(msg: &str, keys: impl IntoIterator<Item = &'k String>) 
                 !msg[..i].chars().next_back().is_some_and(word)
                     && !msg[i + k.len()..].chars().next().is_some_and(word)
             })
+        })
+        .cloned()
+}
+
+/// The key of `table` a deserialisation error is about, when its message names no key (serde's
+/// "invalid type: string \"one\", expected u32" names none): for `unknown variant `x``, the
+/// key whose value is `x`; else the first key, in the order of `lines` (the line each key is
+/// written on), whose removal changes the error (a value of the wrong type or out of range
+/// fails, a default or a "missing field" takes its place). `parse` is the deserialisation
+/// that failed with `message`; keys in `skip` (a structure's `name`, a stream's `kind`) are
+/// blamed only for an unknown variant.
+pub fn culprit_key(
+    table: &toml::Table,
+    message: &str,
+    skip: &[&str],
+    line: impl Fn(&str) -> usize,
+    parse: impl Fn(toml::Table) -> Result<(), String>,
+) -> Option<String> {
+    let mut keys: Vec<&String> = table.keys().collect();
+    keys.sort_by_key(|k| line(k));
+    if let Some(variant) = message
+        .split("unknown variant `")
+        .nth(1)
+        .and_then(|r| r.split('`').next())
+    {
+        let holds = |v: &toml::Value| match v {
+            toml::Value::String(s) => s == variant,
+            toml::Value::Array(a) => a.iter().any(|x| x.as_str() == Some(variant)),
+            _ => false,
+        };
+        return keys
+            .into_iter()
+            .find(|k| holds(&table[k.as_str()]))
+            .cloned();
+    }
+    keys.into_iter()
+        .filter(|k| !skip.contains(&k.as_str()))
+        .find(|k| {
+            let mut t = table.clone();
+            t.remove(k.as_str());
+            parse(t).err().as_deref() != Some(message)
         })
         .cloned()
 }

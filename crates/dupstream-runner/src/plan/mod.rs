@@ -19,7 +19,7 @@ pub mod seeds;
 pub mod units;
 pub mod validate;
 
-pub use error::ConfigError;
+pub use error::{BadInput, ConfigError, refuse};
 pub use registry::{CustomStructure, Registry, StructureSpec};
 pub use schema::{
     ChartKind, ChartSpec, DerivedKind, DerivedSpec, Dim, ErrorMetric, RawExperiment, TableLayout,
@@ -77,6 +77,8 @@ pub struct Experiment {
     pub checkpoints: u64,
     /// `[metrics] window` (scaled): also score against the windowed truth.
     pub window: Option<u64>,
+    /// `[metrics] warmup` (scaled): a checkpoint there, from which interval rates are taken.
+    pub warmup: Option<u64>,
     pub table: TableLayout,
     pub charts: Vec<ChartSpec>,
     pub derived: Vec<DerivedSpec>,
@@ -105,6 +107,20 @@ pub fn load_with(
         )
     })?;
     validate::parse(file, &source, scale_override, registry)
+}
+
+/// Reads back the experiment a results directory recorded (its `run.toml`) without opening
+/// the input it replayed: a run's charts, report and merge need only its directory.
+pub fn load_recorded(file: &Path, registry: &Registry) -> Result<Experiment, ConfigError> {
+    let source = std::fs::read_to_string(file).map_err(|e| {
+        ConfigError::new(
+            file,
+            None,
+            None,
+            format!("cannot read the recorded experiment: {e}"),
+        )
+    })?;
+    validate::parse_with(file, &source, None, registry, false)
 }
 
 /// Validates experiment text naming built-in structures (see [`load`]).
@@ -171,6 +187,11 @@ impl Experiment {
                 (1..c).map(|i| n * i / c).filter(|&p| p > 0).collect()
             }
         };
+        if let Some(w) = self.warmup.filter(|&w| w > 0 && w < n) {
+            if let Err(i) = v.binary_search(&w) {
+                v.insert(i, w);
+            }
+        }
         v.dedup();
         v.push(n);
         v
@@ -239,6 +260,17 @@ mod tests {
         let every = text.replace("checkpoints = 4", "checkpoint_every = 300");
         let e = parse(Path::new("c.toml"), &every, None).unwrap();
         assert_eq!(e.checkpoints(1000), vec![300, 600, 900, 1000]);
+        let warm = every.replace("[metrics]\n", "[metrics]\nwarmup = 450\n");
+        let e = parse(Path::new("c.toml"), &warm, None).unwrap();
+        assert_eq!(e.checkpoints(1000), vec![300, 450, 600, 900, 1000]);
+        let e = parse(Path::new("c.toml"), &warm.replace("450", "600"), None).unwrap();
+        assert_eq!(
+            e.checkpoints(1000),
+            vec![300, 600, 900, 1000],
+            "already one"
+        );
+        let bad = parse(Path::new("c.toml"), &warm.replace("450", "0"), None).unwrap_err();
+        assert_eq!(bad.key.as_deref(), Some("metrics.warmup"));
         assert_eq!(
             e.stream_labels(),
             vec!["uniform distinct_fraction=0.5 n=1000"]

@@ -60,6 +60,10 @@ pub struct RawMetrics {
     /// occurrence is at most this many elements earlier (scaled with `--scale`).
     #[serde(default)]
     pub window: Option<Spanned<i64>>,
+    /// The first elements a leaderboard leaves out of its windowed score (scaled with
+    /// `--scale`): a checkpoint is placed there, and rates are also taken from it to the end.
+    #[serde(default)]
+    pub warmup: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -3,7 +3,8 @@
 //! anything in the directory is read or written and released when the process ends, however
 //! it ends (the kernel drops it with the file descriptor). The file's contents only name the
 //! holder for the message a second process prints; a stale file left by a killed process
-//! locks nothing.
+//! locks nothing. A lock file that is a symbolic link (or not a regular file) is refused,
+//! never written through.
 
 use crate::record::probe::hostname;
 use anyhow::{Context, Result};
@@ -48,6 +49,21 @@ impl DirLock {
     pub fn acquire(dir: &Path) -> Result<Self> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let path = dir.join(LOCK_FILE);
+        // The lock file is written (the holder's name): a symbolic link would be written
+        // through, to wherever it points.
+        if let Ok(m) = std::fs::symlink_metadata(&path) {
+            if !m.file_type().is_file() {
+                let what = if m.file_type().is_symlink() {
+                    "a symbolic link"
+                } else {
+                    "not a regular file"
+                };
+                return Err(crate::plan::refuse(format!(
+                    "{} is {what}; refusing to lock through it (remove it: dupstream recreates it)",
+                    path.display()
+                )));
+            }
+        }
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)

@@ -22,7 +22,7 @@ use crate::record::tidy::{
     GapRow, attach_gaps, cell_rows, cells_csv_bytes, gap_rows, raw_csv_bytes,
 };
 use crate::record::{CellTiming, Manifest, RawRow, StreamRow};
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -173,10 +173,10 @@ impl ResultsDir {
     /// creating anything).
     pub fn check(path: &Path, digest: &str) -> Result<()> {
         match std::fs::read_to_string(path.join(".digest")) {
-            Ok(old) if old.trim() != digest => bail!(
+            Ok(old) if old.trim() != digest => Err(crate::plan::refuse(format!(
                 "{} holds results of a different experiment or scale; choose another --out",
                 path.display()
-            ),
+            ))),
             _ => Ok(()),
         }
     }
@@ -308,7 +308,10 @@ impl ResultsDir {
     /// its lock, as a run does, and refuses a directory without `raw.csv`.
     pub fn open_finished(path: &Path) -> Result<Self> {
         if !path.join("raw.csv").is_file() {
-            bail!("{}: not a results directory (no raw.csv)", path.display());
+            return Err(crate::plan::refuse(format!(
+                "{}: not a results directory (no raw.csv)",
+                path.display()
+            )));
         }
         let lock = DirLock::acquire(path)?;
         Ok(Self {
@@ -413,7 +416,9 @@ impl ResultsDir {
     }
 
     /// Writes the experiment as run (`run.toml`) and a copy of its paper values
-    /// (`paper-values.csv`, which `run.toml` then names), so the directory stands alone.
+    /// (`paper-values.csv`, which `run.toml` then names), so the directory stands alone. A
+    /// replayed file's relative path is written relative to this directory, so that
+    /// `dupstream run DIR/run.toml` reads the same file.
     pub fn write_inputs(&self, exp: &Experiment) -> Result<()> {
         let reference_name = match &exp.reference {
             Some((path, _)) => {
@@ -424,13 +429,16 @@ impl ResultsDir {
             }
             None => None,
         };
+        let text = run_toml(exp, reference_name)?;
+        let base = exp.file.parent().unwrap_or(Path::new("."));
         atomic_write(
             &self.join("run.toml"),
-            run_toml(exp, reference_name)?.as_bytes(),
+            rebase_replay_paths(&text, base, &self.path)?.as_bytes(),
         )
     }
 
-    /// Copies `run.toml` and the paper values from another directory (a shard part).
+    /// Copies `run.toml` and the paper values from another directory (a shard part), a
+    /// replayed file's path in `run.toml` made relative to this directory.
     pub fn copy_inputs_from(&self, other: &ResultsDir, exp: &Experiment) -> Result<()> {
         let mut names = vec!["run.toml"];
         if exp.reference.is_some() {
@@ -438,8 +446,13 @@ impl ResultsDir {
         }
         for name in names {
             let from = other.join(name);
-            let bytes =
+            let mut bytes =
                 std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
+            if name == "run.toml" {
+                let text = String::from_utf8(bytes)
+                    .with_context(|| format!("reading {}", from.display()))?;
+                bytes = rebase_replay_paths(&text, &other.path, &self.path)?.into_bytes();
+            }
             atomic_write(&self.join(name), &bytes)?;
         }
         Ok(())
@@ -486,6 +499,59 @@ pub fn run_toml(exp: &Experiment, reference_name: Option<&str>) -> Result<String
         exp.file.file_name().and_then(|n| n.to_str()).unwrap_or("?"),
         toml::to_string(&doc)?
     ))
+}
+
+/// `run_toml` text (written for an experiment file in `from`) with a replayed file's relative
+/// `[stream] path` (or each of a swept array of them) made relative to the directory `to`;
+/// text without one is returned unchanged. Absolute paths are kept.
+pub fn rebase_replay_paths(text: &str, from: &Path, to: &Path) -> Result<String> {
+    let header: String = text
+        .split_inclusive('\n')
+        .take_while(|l| l.starts_with('#'))
+        .collect();
+    let mut doc: toml::Table = toml::from_str(&text[header.len()..])?;
+    let Some(toml::Value::Table(stream)) = doc.get_mut("stream") else {
+        return Ok(text.to_string());
+    };
+    let replay = stream.get("kind").and_then(|v| v.as_str()) == Some("replay");
+    let rebase = |v: &mut toml::Value| {
+        if let toml::Value::String(p) = v {
+            if Path::new(p.as_str()).is_relative() {
+                let rel = relative_path(&from.join(p.as_str()), to);
+                *p = rel.to_string_lossy().into_owned();
+            }
+        }
+    };
+    match stream.get_mut("path") {
+        Some(toml::Value::Array(paths)) if replay => paths.iter_mut().for_each(rebase),
+        Some(path) if replay => rebase(path),
+        _ => return Ok(text.to_string()),
+    }
+    Ok(format!("{header}{}", toml::to_string(&doc)?))
+}
+
+/// `target` as a path relative to the directory `base` (both resolved, symbolic links
+/// followed, when they exist); `target` made absolute when nothing shorter joins them.
+fn relative_path(target: &Path, base: &Path) -> PathBuf {
+    let resolve = |p: &Path| {
+        p.canonicalize()
+            .or_else(|_| std::path::absolute(p))
+            .unwrap_or(p.into())
+    };
+    let (t, b) = (resolve(target), resolve(base));
+    let (tc, bc): (Vec<_>, Vec<_>) = (t.components().collect(), b.components().collect());
+    let common = tc.iter().zip(&bc).take_while(|(x, y)| x == y).count();
+    if common == 0 {
+        return t;
+    }
+    let mut out = PathBuf::new();
+    for _ in common..bc.len() {
+        out.push("..");
+    }
+    for c in &tc[common..] {
+        out.push(c);
+    }
+    out
 }
 
 /// A short, stable digest of the experiment as run ([`checksum`] of its `run.toml`), to tie
@@ -699,6 +765,28 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let _ = std::fs::remove_dir_all(dir.path());
+    }
+
+    #[test]
+    fn replay_paths_are_rebased_onto_the_results_directory() {
+        let root = scratch("rebase");
+        std::fs::create_dir_all(root.join("exp")).unwrap();
+        std::fs::create_dir_all(root.join("results/a/b")).unwrap();
+        std::fs::write(root.join("keys.txt"), "a\n").unwrap();
+        let text = "# header\n[stream]\nkind = \"replay\"\npath = \"../keys.txt\"\n";
+        let out = rebase_replay_paths(text, &root.join("exp"), &root.join("results/a/b")).unwrap();
+        assert!(out.starts_with("# header\n"), "{out}");
+        assert!(out.contains("path = \"../../../keys.txt\""), "{out}");
+        // Swept paths too; absolute paths and generated streams are kept as they are.
+        let swept = "[stream]\nkind = \"replay\"\npath = [\"../keys.txt\", \"/abs/k.txt\"]\n";
+        let out = rebase_replay_paths(swept, &root.join("exp"), &root).unwrap();
+        assert!(
+            out.contains("\"keys.txt\"") && out.contains("\"/abs/k.txt\""),
+            "{out}"
+        );
+        let uniform = "[stream]\nkind = \"uniform\"\nn = 5\n";
+        assert_eq!(rebase_replay_paths(uniform, &root, &root).unwrap(), uniform);
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

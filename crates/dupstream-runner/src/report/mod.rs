@@ -5,6 +5,7 @@
 pub mod charts;
 pub mod derived;
 pub mod html;
+pub mod leaderboard;
 pub mod reference;
 pub mod runs;
 pub mod stats;
@@ -97,7 +98,7 @@ fn note(exp: &Experiment) -> String {
 /// A finished results directory read back: the experiment as run and every row (derived
 /// ones recomputed).
 pub fn load(dir: &ResultsDir, registry: &Registry) -> Result<(Experiment, Vec<RawRow>)> {
-    let exp = crate::plan::load_with(&dir.join("run.toml"), None, registry)?;
+    let exp = crate::plan::load_recorded(&dir.join("run.toml"), registry)?;
     let (rows, _) = with_derived(&exp, dir.read_raw()?);
     Ok((exp, rows))
 }

@@ -1,7 +1,9 @@
 //! `[[algorithm]]`: swept parameters expanded into labelled structures, each checked at every
 //! memory size of the grid (without allocating), giving the cells.
 
-use crate::plan::error::{ConfigError, Source, mentioned_key, unknown_field};
+use crate::plan::error::{
+    ConfigError, Source, culprit_key, line_of_key, mentioned_key, unknown_field,
+};
 use crate::plan::units::{format_bits, parse_bits};
 use crate::plan::{Cell, Registry, StructureSpec};
 use std::ops::Range;
@@ -55,6 +57,9 @@ pub fn expand(
             .filter(|(k, v)| v.is_array() && k.as_str() != "label")
             .map(|(k, _)| k.clone())
             .collect();
+        for key in &swept {
+            repeated_value(src, &span, key, &table[key])?;
+        }
         for mut combo in super::expand(&table) {
             let swept_values: Vec<(String, String)> = swept
                 .iter()
@@ -94,8 +99,8 @@ pub fn expand(
             }
             let keys: Vec<String> = combo.keys().cloned().collect();
             let spec = registry
-                .parse(combo)
-                .map_err(|msg| structure_error(src, &span, msg, &keys, registry))?;
+                .parse(combo.clone())
+                .map_err(|msg| structure_error(src, &span, msg, &combo, registry))?;
             out.push(Algorithm {
                 spec,
                 label,
@@ -127,6 +132,11 @@ fn label(
     swept: &[(String, String)],
 ) -> Result<String, ConfigError> {
     match combo.remove("label") {
+        Some(toml::Value::String(s)) if s.trim().is_empty() => Err(src.at_key(
+            span.clone(),
+            "label",
+            "must not be empty: the label names the structure in every table and chart",
+        )),
         Some(toml::Value::String(s)) => Ok(s),
         Some(_) => Err(src.at_key(span.clone(), "label", "must be a string")),
         None => {
@@ -136,27 +146,67 @@ fn label(
     }
 }
 
-/// A structure table the registry refuses: the key at fault is the unknown field, or `name`
-/// for an unknown structure.
+/// A swept array holding one value twice: its cells would be identical and pooled as
+/// replicates (narrowing the confidence intervals falsely).
+fn repeated_value(
+    src: Source<'_>,
+    span: &Range<usize>,
+    key: &str,
+    value: &toml::Value,
+) -> Result<(), ConfigError> {
+    let Some(items) = value.as_array() else {
+        return Ok(());
+    };
+    for (i, item) in items.iter().enumerate() {
+        if items[..i].contains(item) {
+            return Err(src.at_key(
+                span.clone(),
+                key,
+                format!(
+                    "{} appears twice in the sweep; its cells would be identical and averaged as replicates",
+                    render_value(item)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A structure table the registry refuses: the key at fault is the unknown field, the key whose
+/// value is wrong, or `name` for an unknown structure.
 fn structure_error(
     src: Source<'_>,
     span: &Range<usize>,
     message: String,
-    keys: &[String],
+    combo: &toml::Table,
     registry: &Registry,
 ) -> ConfigError {
-    let msg = if message.contains("unknown variant") {
-        format!("unknown algorithm: {message}")
-    } else {
-        message.clone()
-    };
-    let named = keys.iter().filter(|k| k.as_str() != "name");
-    let key = match unknown_field(&message) {
-        Some(k) if !registry.knows(&k) && !msg.contains("unknown algorithm") => k,
-        _ if msg.contains("unknown algorithm") => "name".to_string(),
-        _ => mentioned_key(&message, named).unwrap_or_else(|| "name".to_string()),
-    };
-    src.at_key(span.clone(), &key, msg)
+    let name = combo.get("name").and_then(toml::Value::as_str);
+    if !name.is_some_and(|n| registry.knows(n)) {
+        let msg = match name {
+            Some(n) => format!(
+                "unknown algorithm `{n}` (known: {})",
+                registry.names().join(", ")
+            ),
+            None => format!("unknown algorithm: {message}"),
+        };
+        return src.at_key(span.clone(), "name", msg);
+    }
+    let named: Vec<String> = combo.keys().filter(|k| *k != "name").cloned().collect();
+    let key = unknown_field(&message)
+        .filter(|k| !message.contains("unknown variant") && !registry.knows(k))
+        .or_else(|| {
+            culprit_key(
+                combo,
+                &message,
+                &["name"],
+                |k| line_of_key(src.text, span.clone(), k),
+                |t| registry.parse(t).map(|_| ()),
+            )
+        })
+        .or_else(|| mentioned_key(&message, &named))
+        .unwrap_or_else(|| "name".to_string());
+    src.at_key(span.clone(), &key, message)
 }
 
 /// The cells: for each stream, memory size and structure (in that order), the structure
@@ -206,6 +256,101 @@ pub fn cells(
         }
     }
     Ok(cells)
+}
+
+/// A label starting with `=`, `+`, `-` or `@` draws a warning: the CSVs hold labels exactly as
+/// written, and a spreadsheet that opens them may take such a cell for a formula.
+pub fn formula_labels(src: Source<'_>, tables: &[Spanned<toml::Table>]) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in tables {
+        let labels: Vec<&str> = match t.get_ref().get("label") {
+            Some(toml::Value::String(s)) => vec![s.as_str()],
+            Some(toml::Value::Array(a)) => a.iter().filter_map(toml::Value::as_str).collect(),
+            _ => continue,
+        };
+        for label in labels {
+            if label.starts_with(['=', '+', '-', '@']) {
+                let line = line_of_key(src.text, t.span(), "label");
+                out.push(format!(
+                    "{}:{line}: key `label`: `{label}` starts with `{}`: the CSVs hold it exactly as written, and a spreadsheet opening them may run it as a formula",
+                    src.file.display(),
+                    &label[..1]
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Fewer cells (rows, buckets, slots, entries) than this in a scaled structure draw a
+/// warning: its rates say little about the structure at the paper's size.
+pub const MIN_CELLS: u64 = 256;
+
+/// The parameter of a built structure that counts its cells, and what to call them.
+const SIZE_PARAMS: [(&str, &str); 7] = [
+    ("rows", "rows"),
+    ("buckets", "buckets"),
+    ("table_slots", "slots"),
+    ("capacity", "entries"),
+    ("m", "cells"),
+    ("m_per_filter", "cells per filter"),
+    ("s", "cells per filter"),
+];
+
+/// The cells of a cell's structure built at `bits`, and what to call them, when its
+/// parameters say.
+fn cells_of(c: &Cell, bits: u64) -> Option<(u64, &'static str)> {
+    let params = c.filter.build(bits, 0).ok()?.params();
+    SIZE_PARAMS.iter().find_map(|(name, unit)| {
+        let p = params.iter().find(|p| p.name == *name)?;
+        Some((p.value.as_f64()? as u64, *unit))
+    })
+}
+
+/// One warning per structure that `--scale` leaves with fewer than [`MIN_CELLS`] cells at some
+/// memory size (the smallest such size named), with the `--scale` that keeps it above.
+/// Structures are built only at scaled sizes of at most 2^20 bits (no larger one is that small).
+pub fn too_small(src: Source<'_>, cells: &[Cell], scale: u64) -> Vec<String> {
+    if scale <= 1 {
+        return Vec::new();
+    }
+    let mut worst: Vec<(&Cell, u64, &str)> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for c in cells {
+        if c.memory_bits > 1 << 20 || !seen.insert((c.label.as_str(), c.memory_bits)) {
+            continue;
+        }
+        let Some((units, unit)) = cells_of(c, c.memory_bits).filter(|s| s.0 < MIN_CELLS) else {
+            continue;
+        };
+        // A size not set by the memory (a window's slots) is not the scale's doing.
+        if cells_of(c, c.memory_bits * 2).is_none_or(|(twice, _)| twice <= units) {
+            continue;
+        }
+        match worst.iter_mut().find(|w| w.0.label == c.label) {
+            Some(w) if units < w.1 => *w = (c, units, unit),
+            Some(_) => {}
+            None => worst.push((c, units, unit)),
+        }
+    }
+    worst
+        .into_iter()
+        .map(|(c, units, unit)| {
+            let keep = (units * scale / MIN_CELLS).max(1);
+            let advice = if units * scale >= MIN_CELLS {
+                format!("--scale {keep} or less keeps at least {MIN_CELLS}")
+            } else {
+                "even --scale 1 leaves fewer: give it more memory".to_string()
+            };
+            format!(
+                "{}: `{}` at memory = \"{}\" runs on {} at --scale {scale}: {units} {unit}, fewer than {MIN_CELLS}, so its rates mean little; {advice}",
+                src.file.display(),
+                c.label,
+                format_bits(c.memory_nominal_bits),
+                format_bits(c.memory_bits),
+            )
+        })
+        .collect()
 }
 
 /// The memory sizes an `[[algorithm]]` table's `memory` key restricts it to: a string or an

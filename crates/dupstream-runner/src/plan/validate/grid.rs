@@ -22,11 +22,29 @@ pub fn name(src: Source<'_>, name: &str) -> Result<(), ConfigError> {
     }
 }
 
-/// The scale (`--scale`, else `[run] scale`, else 1): at least 1.
-pub fn scale(src: Source<'_>, scale: Option<u64>) -> Result<u64, ConfigError> {
-    match scale.unwrap_or(1) {
-        0 => Err(src.at_key(src.whole(), "scale", "--scale must be at least 1")),
-        s => Ok(s),
+/// The scale (`--scale`, else `[run] scale`, else 1): at least 1. A zero is blamed on the
+/// flag when it came from `--scale`, on `[run] scale` when it came from the file.
+pub fn scale(
+    src: Source<'_>,
+    override_scale: Option<u64>,
+    file_scale: Option<u64>,
+) -> Result<u64, ConfigError> {
+    match (override_scale, file_scale) {
+        (Some(0), _) => Err(ConfigError::flag("--scale", SCALE_RULE)),
+        (None, Some(0)) => Err(src.at_table_key("run", "scale", SCALE_RULE)),
+        (Some(s), _) | (None, Some(s)) => Ok(s),
+        (None, None) => Ok(1),
+    }
+}
+
+/// What a scale must be.
+pub const SCALE_RULE: &str = "must be a whole number >= 1";
+
+/// `--scale` as given on a command line: a whole number, at least 1.
+pub fn parse_scale_flag(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(v) if v >= 1 => Ok(v),
+        _ => Err(format!("{SCALE_RULE} (got `{s}`)")),
     }
 }
 
@@ -38,7 +56,7 @@ pub fn clamped_scale(
     override_scale: Option<u64>,
     run: &RawRun,
 ) -> Result<(u64, Option<String>), ConfigError> {
-    let requested = scale(src, override_scale.or(run.scale))?;
+    let requested = scale(src, override_scale, run.scale)?;
     let Some(max) = &run.max_scale else {
         return Ok((requested, None));
     };
@@ -129,6 +147,64 @@ pub fn checkpoints(
     ))
 }
 
+/// The most checkpoints a stream may have: each is one row per cell in every output, and
+/// more than this many draws files of gigabytes from one stream.
+pub const MAX_CHECKPOINTS: u64 = 100_000;
+
+/// Checkpoints that outnumber a stream's elements (as written) or exceed [`MAX_CHECKPOINTS`]
+/// are refused at their key; a stream that `--scale` made shorter than `[metrics]
+/// checkpoints` draws a warning (it is then checked after every element). `streams` are
+/// `(n as written, n as run)` of the streams that declare their length.
+pub fn checkpoint_counts(
+    src: Source<'_>,
+    m: &RawMetrics,
+    streams: &[(u64, u64)],
+    scale: u64,
+) -> Result<Option<String>, ConfigError> {
+    if let Some(c) = m.checkpoints {
+        if c > MAX_CHECKPOINTS {
+            return Err(src.at_table_key(
+                "metrics",
+                "checkpoints",
+                format!("{c} is more than {MAX_CHECKPOINTS} checkpoints (each is a row per cell)"),
+            ));
+        }
+        if let Some(&(n, _)) = streams.iter().filter(|s| s.0 < c).min() {
+            return Err(src.at_table_key(
+                "metrics",
+                "checkpoints",
+                format!("{c} checkpoints for a stream of {n} elements: at most one per element"),
+            ));
+        }
+        if let Some(&(_, n)) = streams.iter().filter(|s| s.1 < c).min_by_key(|s| s.1) {
+            let line = src
+                .at_table_key("metrics", "checkpoints", "")
+                .line
+                .unwrap_or(1);
+            return Ok(Some(format!(
+                "{}:{line}: key `checkpoints`: at --scale {scale} a stream has {n} elements, fewer than {c} checkpoints: it is checked after every element",
+                src.file.display()
+            )));
+        }
+    }
+    if let Some(every) = m.checkpoint_every.filter(|&e| e > 0) {
+        let scaled = (every / scale).max(1);
+        if let Some(&(_, n)) = streams
+            .iter()
+            .find(|s| s.1.div_ceil(scaled) > MAX_CHECKPOINTS)
+        {
+            return Err(src.at_table_key(
+                "metrics",
+                "checkpoint_every",
+                format!(
+                    "a checkpoint every {scaled} elements of a stream of {n} is more than {MAX_CHECKPOINTS} checkpoints (each is a row per cell)"
+                ),
+            ));
+        }
+    }
+    Ok(None)
+}
+
 /// The `[metrics] window` in elements, scaled by `--scale` (at least 1); `None` when absent.
 pub fn window(src: Source<'_>, m: &RawMetrics, scale: u64) -> Result<Option<u64>, ConfigError> {
     let Some(w) = &m.window else {
@@ -139,6 +215,24 @@ pub fn window(src: Source<'_>, m: &RawMetrics, scale: u64) -> Result<Option<u64>
         _ => Err(src.at_offset(
             w.span().start,
             "metrics.window",
+            format!(
+                "must be a whole number of elements, at least 1 (got {})",
+                w.get_ref()
+            ),
+        )),
+    }
+}
+
+/// The `[metrics] warmup` in elements, scaled by `--scale`; `None` when absent.
+pub fn warmup(src: Source<'_>, m: &RawMetrics, scale: u64) -> Result<Option<u64>, ConfigError> {
+    let Some(w) = &m.warmup else {
+        return Ok(None);
+    };
+    match u64::try_from(*w.get_ref()) {
+        Ok(v) if v >= 1 => Ok(Some((v / scale).max(1))),
+        _ => Err(src.at_offset(
+            w.span().start,
+            "metrics.warmup",
             format!(
                 "must be a whole number of elements, at least 1 (got {})",
                 w.get_ref()
@@ -166,9 +260,21 @@ mod tests {
         let e = name(s, "a b").unwrap_err();
         assert_eq!((e.line, e.key.as_deref()), (Some(1), Some("name")));
         assert!(name(s, "").is_err());
-        assert_eq!(scale(s, None).unwrap(), 1);
-        assert_eq!(scale(s, Some(64)).unwrap(), 64);
-        assert!(scale(s, Some(0)).is_err());
+        assert_eq!(scale(s, None, None).unwrap(), 1);
+        assert_eq!(scale(s, Some(64), Some(2)).unwrap(), 64);
+        assert_eq!(scale(s, None, Some(2)).unwrap(), 2);
+        let flag = scale(s, Some(0), Some(2)).unwrap_err();
+        assert_eq!(flag.to_string(), "--scale: must be a whole number >= 1");
+        let text = "name = \"x\"\n[run]\nscale = 0\n";
+        let file = scale(src(text), None, Some(0)).unwrap_err();
+        assert_eq!((file.line, file.key.as_deref()), (Some(3), Some("scale")));
+        assert_eq!(parse_scale_flag("16"), Ok(16));
+        for bad in ["0", "3.5", "-1", "x"] {
+            assert!(
+                parse_scale_flag(bad).unwrap_err().contains(SCALE_RULE),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
@@ -239,6 +345,7 @@ mod tests {
             checkpoints: c,
             checkpoint_every: e,
             window: None,
+            warmup: None,
         };
         assert_eq!(checkpoints(s, &m(None, None), 4).unwrap(), (10, None));
         assert_eq!(

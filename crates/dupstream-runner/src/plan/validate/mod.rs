@@ -21,7 +21,27 @@ pub fn parse(
     scale_override: Option<u64>,
     registry: &Registry,
 ) -> Result<Experiment, ConfigError> {
+    parse_with(file, text, scale_override, registry, true)
+}
+
+/// [`parse`], opening a replayed file to check it only when `probe` is set (a recorded run
+/// read back from its `run.toml` does not need its input).
+pub fn parse_with(
+    file: &Path,
+    text: &str,
+    scale_override: Option<u64>,
+    registry: &Registry,
+    probe: bool,
+) -> Result<Experiment, ConfigError> {
     let toml_error = |e: toml::de::Error| {
+        if let Some((table, line)) = single_bracketed(text, e.span(), e.message()) {
+            return ConfigError::new(
+                file,
+                Some(line),
+                Some(&table),
+                format!("write `[[{table}]]` (an array of tables, one per entry), not `[{table}]`"),
+            );
+        }
         let line = e.span().map(|s| line_of(text, s.start));
         let key = unknown_field(e.message()).or_else(|| key_at(text, e.span()));
         ConfigError::new(file, line, key.as_deref(), e.message())
@@ -31,7 +51,7 @@ pub fn parse(
     // i64: a count above 2^63 − 1 that the typed parse took must be refused here, not when the
     // run writes its record.
     toml::from_str::<toml::Table>(text).map_err(toml_error)?;
-    validate(Source { file, text }, raw, scale_override, registry)
+    validate(Source { file, text }, raw, scale_override, registry, probe)
 }
 
 /// The checks in order: grid (name, scale, memory), streams, algorithms and their cells,
@@ -41,22 +61,31 @@ fn validate(
     raw: RawExperiment,
     scale_override: Option<u64>,
     registry: &Registry,
+    probe: bool,
 ) -> Result<Experiment, ConfigError> {
     grid::name(src, &raw.name)?;
     let (scale, clamped) = grid::clamped_scale(src, scale_override, &raw.run)?;
     let memories = grid::memories(src, &raw.grid.memory, scale)?;
-    let streams = streams::expand(src, &raw.stream, raw.grid.seeds.as_deref(), scale)?;
+    let streams = streams::expand(src, &raw.stream, raw.grid.seeds.as_deref(), scale, probe)?;
     let algorithms = algorithms::expand(src, &raw.algorithm, &memories, registry)?;
     let cells = algorithms::cells(src, streams.len(), &memories, &algorithms, scale)?;
     let (checkpoints, checkpoint_every) = grid::checkpoints(src, &raw.metrics, scale)?;
     let window = grid::window(src, &raw.metrics, scale)?;
+    let warmup = grid::warmup(src, &raw.metrics, scale)?;
+    let lengths: Vec<(u64, u64)> = streams
+        .iter()
+        .filter_map(|s| Some((s.nominal.declared_len()?, s.spec.declared_len()?)))
+        .collect();
+    let short = grid::checkpoint_counts(src, &raw.metrics, &lengths, scale)?;
     let labels: Vec<String> = cells.iter().map(|c| c.label.clone()).collect();
     derived::check(src, &raw.derived, &labels)?;
     let (reference, moved) = reference::resolve(src, &raw.name, raw.reference.as_ref())?;
     let (table, charts) = charts::resolve(src, raw.output, &raw.derived)?;
     charts::check_params(src, &charts, &raw.stream, &raw.algorithm)?;
     charts::check_window(src, &charts, window.is_some())?;
-    let mut warnings: Vec<String> = clamped.into_iter().chain(moved).collect();
+    let mut warnings: Vec<String> = clamped.into_iter().chain(moved).chain(short).collect();
+    warnings.extend(algorithms::formula_labels(src, &raw.algorithm));
+    warnings.extend(algorithms::too_small(src, &cells, scale));
     warnings.extend(streams::few_duplicates(src, &streams, scale, |n| {
         checkpoint_count(n, checkpoints, checkpoint_every)
     }));
@@ -89,11 +118,41 @@ fn validate(
         checkpoint_every,
         checkpoints,
         window,
+        warmup,
         table,
         charts,
         derived: raw.derived,
         warnings,
     })
+}
+
+/// The table and line of a `[name]` header where `[[name]]` is expected: serde's "invalid
+/// type: map, expected a sequence" at that header, or "duplicate key" where `[name]` and
+/// `[[name]]` headers are mixed.
+fn single_bracketed(
+    text: &str,
+    span: Option<std::ops::Range<usize>>,
+    message: &str,
+) -> Option<(String, usize)> {
+    let start = span?.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let here = text[line_start..].lines().next()?.trim();
+    let name = if message.contains("expected a sequence") {
+        here.strip_prefix('[')?.strip_suffix(']')?
+    } else if message.contains("duplicate key") {
+        let name = here.trim_start_matches('[').trim_end_matches(']').trim();
+        let double = format!("[[{name}]]");
+        if !text.lines().any(|l| l.trim() == double) {
+            return None;
+        }
+        name
+    } else {
+        return None;
+    };
+    let name = name.trim();
+    let single = format!("[{name}]");
+    let line = text.lines().position(|l| l.trim() == single)? + 1;
+    Some((name.to_string(), line))
 }
 
 /// The number of checkpoints of a stream of `n` elements (as [`Experiment::checkpoints`]).

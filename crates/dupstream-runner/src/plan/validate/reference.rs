@@ -25,15 +25,30 @@ pub fn resolve(
     };
     let base = src.file.parent().unwrap_or(Path::new("."));
     let beside = base.join(&r.file);
+    if beside.is_dir() {
+        return Err(src.at_table_key(
+            "reference",
+            "file",
+            format!(
+                "{} is a directory; give the CSV file of the paper's values",
+                beside.display()
+            ),
+        ));
+    }
     let (path, warning) = if beside.is_file() {
         (beside, None)
-    } else if let Some((original, path)) = catalogue_reference(src.file, name, r) {
+    } else if let Some((dir, original, path)) = catalogue_reference(src.file, name, r) {
         let w = format!(
-            "{}: reference {} is not beside this file; using {}, the paper values of the catalogue's `{name}` ({})",
+            "{}: reference {} is not beside this file; using {}, the paper values of the catalogue's `{name}` ({}){}",
             src.file.display(),
             r.file,
-            path.display(),
-            original.display()
+            in_catalogue(&dir, &path),
+            in_catalogue(&dir, &original),
+            if dir == Path::new(CATALOGUE) {
+                ""
+            } else {
+                ", from the catalogue dupstream was built from"
+            }
         );
         (path, Some(w))
     } else {
@@ -45,7 +60,11 @@ pub fn resolve(
                 beside.display(),
                 catalogue_dirs()
                     .iter()
-                    .map(|d| d.display().to_string())
+                    .map(|d| if d == Path::new(CATALOGUE) {
+                        format!("{CATALOGUE}/")
+                    } else {
+                        "the catalogue dupstream was built from".into()
+                    })
                     .collect::<Vec<_>>()
                     .join(" and ")
             ),
@@ -64,7 +83,7 @@ pub fn resolve(
 /// either exists).
 fn catalogue_dirs() -> Vec<PathBuf> {
     let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
-    let mut dirs = vec![PathBuf::from("experiments")];
+    let mut dirs = vec![PathBuf::from(CATALOGUE)];
     if let (Ok(a), Ok(b)) = (dirs[0].canonicalize(), built.canonicalize()) {
         if a == b {
             return dirs;
@@ -75,9 +94,26 @@ fn catalogue_dirs() -> Vec<PathBuf> {
     dirs
 }
 
+/// The catalogue directory under the current directory.
+const CATALOGUE: &str = "experiments";
+
+/// A catalogue file as a message names it: `experiments/...`, relative to its catalogue (a
+/// path compiled into the binary means nothing to its user).
+fn in_catalogue(dir: &Path, path: &Path) -> String {
+    match path.strip_prefix(dir) {
+        Ok(rel) => Path::new(CATALOGUE).join(rel).display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
 /// The catalogue experiment named `name` with the same reference file name and table whose
-/// reference file exists (not `file` itself): its path and the reference's.
-fn catalogue_reference(file: &Path, name: &str, r: &RawReference) -> Option<(PathBuf, PathBuf)> {
+/// reference file exists (not `file` itself): its catalogue directory, its path and the
+/// reference's.
+fn catalogue_reference(
+    file: &Path,
+    name: &str,
+    r: &RawReference,
+) -> Option<(PathBuf, PathBuf, PathBuf)> {
     let own = file.canonicalize().ok();
     let wanted = Path::new(&r.file).file_name()?;
     for dir in catalogue_dirs() {
@@ -107,7 +143,7 @@ fn catalogue_reference(file: &Path, name: &str, r: &RawReference) -> Option<(Pat
                 && Path::new(their_file).file_name() == Some(wanted)
                 && path.is_file()
             {
-                return Some((f, path));
+                return Some((dir, f, path));
             }
         }
     }
@@ -122,7 +158,7 @@ fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             toml_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "toml") {
+        } else if p.extension().is_some_and(|x| x == "toml") && p.is_file() {
             out.push(p);
         }
     }

@@ -2,26 +2,28 @@
 //! after `--scale`.
 
 use crate::plan::StreamCase;
-use crate::plan::error::{ConfigError, Source, mentioned_key, unknown_field};
+use crate::plan::error::{ConfigError, Source, culprit_key, line_of_key, mentioned_key};
 use dupstream_streams::StreamSpec;
 use std::ops::Range;
 use std::path::Path;
 use toml::Spanned;
 
 /// Every stream of the sweep: each combination of swept values, for each seed (`[grid] seeds`,
-/// else the stream's own `seed`, else 1).
+/// else the stream's own `seed`, else 1). `probe`: open a replayed file to check it (a run, a
+/// check); a recorded run read back (`run.toml`) does not need its input.
 pub fn expand(
     src: Source<'_>,
     stream: &Spanned<toml::Table>,
     seeds: Option<&[u64]>,
     scale: u64,
+    probe: bool,
 ) -> Result<Vec<StreamCase>, ConfigError> {
     let span = stream.span();
     let mut out = Vec::new();
     for combo in super::expand(stream.get_ref()) {
         for seed in seeds_of(src, &span, &combo, seeds)? {
             let table = with_seed_and_path(src.file, combo.clone(), seed);
-            out.push(case(src, &span, table, seed, scale)?);
+            out.push(case(src, &span, table, seed, scale, probe)?);
         }
     }
     Ok(out)
@@ -133,28 +135,79 @@ fn case(
     table: toml::Table,
     seed: u64,
     scale: u64,
+    probe: bool,
 ) -> Result<StreamCase, ConfigError> {
     let keys: Vec<String> = table.keys().cloned().collect();
     // The value at fault, named by the message, else the table.
     let at = |msg: String| {
-        let key = unknown_field(&msg)
-            .or_else(|| mentioned_key(&msg, &keys))
-            .unwrap_or_else(|| "stream".into());
+        let key = mentioned_key(&msg, &keys).unwrap_or_else(|| "stream".into());
         src.at_key(span.clone(), &key, msg)
     };
-    let nominal: StreamSpec = toml::Value::Table(table)
-        .try_into()
-        .map_err(|e: toml::de::Error| at(format!("[stream]: {}", e.message())))?;
+    let parse = |t: toml::Table| -> Result<StreamSpec, String> {
+        toml::Value::Table(t)
+            .try_into()
+            .map_err(|e: toml::de::Error| e.message().to_string())
+    };
+    let nominal = parse(table.clone()).map_err(|msg| {
+        // A serde message names the field only when it is unknown or missing; a value of the
+        // wrong type or an unknown variant (`kind = "uniformm"`) is found by its key.
+        let key = crate::plan::error::unknown_field(&msg)
+            .filter(|k| {
+                !msg.contains("unknown variant")
+                    && (keys.contains(k) || msg.contains("missing field"))
+            })
+            .or_else(|| {
+                culprit_key(
+                    &table,
+                    &msg,
+                    &["seed", "kind"],
+                    |k| line_of_key(src.text, span.clone(), k),
+                    |t| parse(t).map(|_| ()),
+                )
+            })
+            .unwrap_or_else(|| "stream".into());
+        src.at_key(span.clone(), &key, format!("[stream]: {msg}"))
+    })?;
     if let StreamSpec::Replay { path, .. } = &nominal {
-        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-            return Err(src.at_key(
-                span.clone(),
-                "path",
-                format!(
-                    "{} is not a regular file (a pipe or a device?): it cannot be read twice, and dupstream reads a replayed file once for the ground truth and again for each cell; give a regular file",
-                    path.display()
-                ),
-            ));
+        if !probe {
+            // A recorded run read back: its stream was checked when it ran.
+            return Ok(StreamCase {
+                spec: nominal.scaled(scale),
+                nominal,
+                seed,
+            });
+        }
+        match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(src
+                    .at_key(
+                        span.clone(),
+                        "path",
+                        format!(
+                            "replayed file {} not found (external data: see the README's \"External data\")",
+                            path.display()
+                        ),
+                    )
+                    .missing(path));
+            }
+            Ok(m) if m.is_dir() => {
+                return Err(src.at_key(
+                    span.clone(),
+                    "path",
+                    format!("{} is a directory; give the replayed file", path.display()),
+                ));
+            }
+            Ok(m) if !m.is_file() => {
+                return Err(src.at_key(
+                    span.clone(),
+                    "path",
+                    format!(
+                        "{} is not a regular file (a pipe or a device?): it cannot be read twice, and dupstream reads a replayed file once for the ground truth and again for each cell; give a regular file",
+                        path.display()
+                    ),
+                ));
+            }
+            _ => {}
         }
     }
     nominal.validate().map_err(|e| at(e.to_string()))?;
@@ -186,7 +239,7 @@ mod tests {
             file: Path::new("dir/s.toml"),
             text: &text,
         };
-        expand(src, &raw.stream, seeds, scale)
+        expand(src, &raw.stream, seeds, scale, true)
     }
 
     #[test]
