@@ -1208,6 +1208,17 @@ fn check_skips_a_fifo_named_like_an_experiment() {
         "{}",
         stderr(&out)
     );
+    // Named directly, to check or to run, it is refused without being opened.
+    let fifo = dir.join("x.toml");
+    for cmd in ["check", "run"] {
+        let out = dupstream(&[cmd, s(&fifo)]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{}",
+            stderr(&out)
+        );
+    }
 }
 
 #[test]
