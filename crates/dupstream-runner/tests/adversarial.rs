@@ -925,6 +925,9 @@ fn identical_cells_empty_labels_and_excess_checkpoints_are_refused() {
     let twice = sbf.replace("k = 2", "k = [2, 2]");
     let msg = assert_refused("k-twice", &twice, &[], line_of("k = [2, 2]", &twice), "k");
     assert!(msg.contains("appears twice"), "{msg}");
+    let streams = TINY.replace("n = 20_000", "n = [20_000, 20_000]");
+    let msg = assert_refused("n-twice", &streams, &[], line_of("n = [", &streams), "n");
+    assert!(msg.contains("appears twice"), "{msg}");
     let empty = sbf.replace("max = 3", "label = \"\"\nmax = 3");
     assert_refused(
         "label-empty",
@@ -1208,6 +1211,17 @@ fn check_skips_a_fifo_named_like_an_experiment() {
         "{}",
         stderr(&out)
     );
+    // Named directly, to check or to run, it is refused without being opened.
+    let fifo = dir.join("x.toml");
+    for cmd in ["check", "run"] {
+        let out = dupstream(&[cmd, s(&fifo)]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{}",
+            stderr(&out)
+        );
+    }
 }
 
 #[test]

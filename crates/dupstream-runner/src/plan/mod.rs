@@ -98,29 +98,25 @@ pub fn load_with(
     scale_override: Option<u64>,
     registry: &Registry,
 ) -> Result<Experiment, ConfigError> {
-    let source = std::fs::read_to_string(file).map_err(|e| {
-        ConfigError::new(
-            file,
-            None,
-            None,
-            format!("cannot read experiment file: {e}"),
-        )
-    })?;
-    validate::parse(file, &source, scale_override, registry)
+    validate::parse(file, &read(file)?, scale_override, registry)
+}
+
+/// The text of an experiment file; a file that is not a regular one (a FIFO, whose reading
+/// could block forever) is refused.
+fn read(file: &Path) -> Result<String, ConfigError> {
+    let refused = |msg: String| ConfigError::new(file, None, None, msg);
+    if std::fs::metadata(file).is_ok_and(|m| !m.is_file()) {
+        return Err(refused(
+            "not a regular file (a directory, a pipe or a device?); give an experiment file".into(),
+        ));
+    }
+    std::fs::read_to_string(file).map_err(|e| refused(format!("cannot read experiment file: {e}")))
 }
 
 /// Reads back the experiment a results directory recorded (its `run.toml`) without opening
 /// the input it replayed: a run's charts, report and merge need only its directory.
 pub fn load_recorded(file: &Path, registry: &Registry) -> Result<Experiment, ConfigError> {
-    let source = std::fs::read_to_string(file).map_err(|e| {
-        ConfigError::new(
-            file,
-            None,
-            None,
-            format!("cannot read the recorded experiment: {e}"),
-        )
-    })?;
-    validate::parse_with(file, &source, None, registry, false)
+    validate::parse_with(file, &read(file)?, None, registry, false)
 }
 
 /// Validates experiment text naming built-in structures (see [`load`]).

@@ -58,7 +58,7 @@ pub fn expand(
             .map(|(k, _)| k.clone())
             .collect();
         for key in &swept {
-            repeated_value(src, &span, key, &table[key])?;
+            super::repeated_value(src, &span, key, &table[key])?;
         }
         for mut combo in super::expand(&table) {
             let swept_values: Vec<(String, String)> = swept
@@ -144,32 +144,6 @@ fn label(
             Ok(config_name(name, swept))
         }
     }
-}
-
-/// A swept array holding one value twice: its cells would be identical and pooled as
-/// replicates (narrowing the confidence intervals falsely).
-fn repeated_value(
-    src: Source<'_>,
-    span: &Range<usize>,
-    key: &str,
-    value: &toml::Value,
-) -> Result<(), ConfigError> {
-    let Some(items) = value.as_array() else {
-        return Ok(());
-    };
-    for (i, item) in items.iter().enumerate() {
-        if items[..i].contains(item) {
-            return Err(src.at_key(
-                span.clone(),
-                key,
-                format!(
-                    "{} appears twice in the sweep; its cells would be identical and averaged as replicates",
-                    render_value(item)
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// A structure table the registry refuses: the key at fault is the unknown field, the key whose

@@ -40,11 +40,12 @@ pub fn scale(
 /// What a scale must be.
 pub const SCALE_RULE: &str = "must be a whole number >= 1";
 
-/// `--scale` as given on a command line: a whole number, at least 1.
+/// `--scale` as given on a command line: a whole number, at least 1 (clap's error names the
+/// flag and the value given).
 pub fn parse_scale_flag(s: &str) -> Result<u64, String> {
     match s.trim().parse::<u64>() {
         Ok(v) if v >= 1 => Ok(v),
-        _ => Err(format!("{SCALE_RULE} (got `{s}`)")),
+        _ => Err(SCALE_RULE.to_string()),
     }
 }
 

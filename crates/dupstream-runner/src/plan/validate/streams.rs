@@ -19,6 +19,9 @@ pub fn expand(
     probe: bool,
 ) -> Result<Vec<StreamCase>, ConfigError> {
     let span = stream.span();
+    for (key, value) in stream.get_ref() {
+        super::repeated_value(src, &span, key, value)?;
+    }
     let mut out = Vec::new();
     for combo in super::expand(stream.get_ref()) {
         for seed in seeds_of(src, &span, &combo, seeds)? {
