@@ -110,6 +110,9 @@ pub use table::*;
 /// less than a random cell: 3 is the count of locations, not a discount for the probes a
 /// linear-probing run takes past its home (those are the table's own cost).
 ///
+/// The exact window 3, as SWAMP: the table at the arriving hash's home, the table at the
+/// retired hash's home, and the ring cell. The Inverse Bloom filter 1: its slot.
+///
 /// LRU buffering and FPBuffering 4: on a hit, the index probe for the key, the entry's list
 /// node and its two neighbours (unlinked, then the node goes to the front, whose old head was
 /// touched by the previous element); on a miss, the index probe for the key (also where it is
@@ -162,6 +165,8 @@ pub fn cells_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
         }
         FilterSpec::Cuckoo(_) => 2.0,
         FilterSpec::Swamp(_) => 3.0,
+        FilterSpec::ExactWindow(_) => 3.0,
+        FilterSpec::InverseBloom(_) => 1.0,
         FilterSpec::LruBuffering(_) | FilterSpec::FpBuffering(_) => 4.0,
         FilterSpec::Apbf(p) => crate::apbf::Apbf::cells_for(m, p, false).map_or(1.0, |c| c.0),
         FilterSpec::ApbfBlocked(p) => crate::apbf::Apbf::cells_for(m, p, true).map_or(1.0, |c| c.0),

@@ -11,7 +11,9 @@ use crate::bloom::BloomFilter;
 use crate::bsbf::{Bsbf, Bsbfsd, Rlbsbf};
 use crate::buffering::{FpBuffering, LruBuffering};
 use crate::cuckoo::StreamingCuckoo;
+use crate::exact_window::ExactWindow;
 use crate::fpsbf::FpSbf;
+use crate::inverse_bloom::InverseBloom;
 use crate::qht::{Qht, Qhtd, Qqhtd};
 use crate::rsbf::Rsbf;
 use crate::sbf::StableBloomFilter;
@@ -146,4 +148,6 @@ registry! {
     ApbfBlocked(ApbfBlocked) = "apbf_blocked";
     Swamp(Swamp) = "swamp";
     Tlbf(Tlbf) = "tlbf";
+    ExactWindow(ExactWindow) = "exact_window";
+    InverseBloom(InverseBloom) = "inverse_bloom";
 }

@@ -73,6 +73,10 @@ rate = 1000.0"#,
     r#"name = "swamp"
 window = 10000
 fpr = 0.01"#,
+    r#"name = "exact_window"
+window = 1000"#,
+    r#"name = "exact_window""#,
+    r#"name = "inverse_bloom""#,
 ];
 
 /// Budgets each parameter set is built at, in bits: tiny, a power of two, an odd size, 2 MiB.

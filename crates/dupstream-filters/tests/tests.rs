@@ -61,6 +61,10 @@ k = 4
 l = 3
 window_seconds = 10.0
 rate = 1000.0"#,
+    r#"name = "exact_window"
+window = 500"#,
+    r#"name = "exact_window""#,
+    r#"name = "inverse_bloom""#,
 ];
 
 fn specs() -> Vec<FilterSpec> {
