@@ -111,7 +111,11 @@ pub use table::*;
 /// linear-probing run takes past its home (those are the table's own cost).
 ///
 /// The exact window 3, as SWAMP: the table at the arriving hash's home, the table at the
-/// retired hash's home, and the ring cell. The Inverse Bloom filter 1: its slot.
+/// retired hash's home, and the ring cell. The Inverse Bloom filter 1: its slot. The
+/// rotating-generation Bloom filter `k·(g + 1)`: `k` cells probed in each of its `g`
+/// generations (at most; a query stops at the first that holds the element) and `k` set in
+/// the newest. The Forgetful Bloom filter `k·(g + 2)`: its query probes each of its `g`
+/// filters (at most) and an insertion sets `k` cells in two.
 ///
 /// LRU buffering and FPBuffering 4: on a hit, the index probe for the key, the entry's list
 /// node and its two neighbours (unlinked, then the node goes to the front, whose old head was
@@ -167,6 +171,28 @@ pub fn cells_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
         FilterSpec::Swamp(_) => 3.0,
         FilterSpec::ExactWindow(_) => 3.0,
         FilterSpec::InverseBloom(_) => 1.0,
+        FilterSpec::RotatingBloom(p) => {
+            let g = p.generations.unwrap_or(2).max(2);
+            f64::from(
+                p.k.unwrap_or_else(|| {
+                    crate::bloom::optimal_k(
+                        m / u64::from(g),
+                        crate::rotating_bloom::period(p.window.max(1), g),
+                    )
+                }) * (g + 1),
+            )
+        }
+        FilterSpec::Fbf(p) => {
+            let g = p.filters.unwrap_or(crate::fbf::DEFAULT_FILTERS).max(3);
+            f64::from(
+                p.k.unwrap_or_else(|| {
+                    crate::bloom::optimal_k(
+                        m / u64::from(g),
+                        2 * crate::rotating_bloom::period(p.window.max(1), g),
+                    )
+                }) * (g + 2),
+            )
+        }
         FilterSpec::LruBuffering(_) | FilterSpec::FpBuffering(_) => 4.0,
         FilterSpec::Apbf(p) => crate::apbf::Apbf::cells_for(m, p, false).map_or(1.0, |c| c.0),
         FilterSpec::ApbfBlocked(p) => crate::apbf::Apbf::cells_for(m, p, true).map_or(1.0, |c| c.0),

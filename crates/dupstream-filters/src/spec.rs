@@ -12,9 +12,11 @@ use crate::bsbf::{Bsbf, Bsbfsd, Rlbsbf};
 use crate::buffering::{FpBuffering, LruBuffering};
 use crate::cuckoo::StreamingCuckoo;
 use crate::exact_window::ExactWindow;
+use crate::fbf::Fbf;
 use crate::fpsbf::FpSbf;
 use crate::inverse_bloom::InverseBloom;
 use crate::qht::{Qht, Qhtd, Qqhtd};
+use crate::rotating_bloom::RotatingBloom;
 use crate::rsbf::Rsbf;
 use crate::sbf::StableBloomFilter;
 use crate::sqf::Sqf;
@@ -150,4 +152,6 @@ registry! {
     Tlbf(Tlbf) = "tlbf";
     ExactWindow(ExactWindow) = "exact_window";
     InverseBloom(InverseBloom) = "inverse_bloom";
+    RotatingBloom(RotatingBloom) = "rotating_bloom";
+    Fbf(Fbf) = "fbf";
 }

@@ -77,6 +77,18 @@ fpr = 0.01"#,
 window = 1000"#,
     r#"name = "exact_window""#,
     r#"name = "inverse_bloom""#,
+    r#"name = "rotating_bloom"
+window = 10000"#,
+    r#"name = "rotating_bloom"
+window = 10000
+generations = 5
+k = 3"#,
+    r#"name = "fbf"
+window = 10000"#,
+    r#"name = "fbf"
+window = 10000
+filters = 3
+k = 4"#,
 ];
 
 /// Budgets each parameter set is built at, in bits: tiny, a power of two, an odd size, 2 MiB.

@@ -65,6 +65,11 @@ rate = 1000.0"#,
 window = 500"#,
     r#"name = "exact_window""#,
     r#"name = "inverse_bloom""#,
+    r#"name = "rotating_bloom"
+window = 5000"#,
+    r#"name = "fbf"
+window = 5000
+filters = 4"#,
 ];
 
 fn specs() -> Vec<FilterSpec> {
