@@ -115,7 +115,8 @@ pub use table::*;
 /// rotating-generation Bloom filter `k·(g + 1)`: `k` cells probed in each of its `g`
 /// generations (at most; a query stops at the first that holds the element) and `k` set in
 /// the newest. The Forgetful Bloom filter `k·(g + 2)`: its query probes each of its `g`
-/// filters (at most) and an insertion sets `k` cells in two.
+/// filters (at most) and an insertion sets `k` cells in two. The sliding Bloom filter `k`
+/// (its future and now bits share a word index) plus the lines its clock sweeps per element.
 ///
 /// LRU buffering and FPBuffering 4: on a hit, the index probe for the key, the entry's list
 /// node and its two neighbours (unlinked, then the node goes to the front, whose old head was
@@ -181,6 +182,14 @@ pub fn cells_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
                     )
                 }) * (g + 1),
             )
+        }
+        FilterSpec::SlidingBloom(p) => {
+            let w = p.window.max(1);
+            let k =
+                p.k.unwrap_or_else(|| crate::bloom::optimal_k(m / 2, w.saturating_mul(3) / 2));
+            // k cells (each a future and a now word), and the clock's sweep of (m/2)/W cells
+            // a word at a time, counted as lines.
+            f64::from(k) + (m as f64 / 2.0 / w as f64 / 512.0)
         }
         FilterSpec::Fbf(p) => {
             let g = p.filters.unwrap_or(crate::fbf::DEFAULT_FILTERS).max(3);

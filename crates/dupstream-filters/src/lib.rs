@@ -37,6 +37,7 @@ pub mod qht;
 pub mod rotating_bloom;
 pub mod rsbf;
 pub mod sbf;
+pub mod sliding_bloom;
 pub mod spec;
 pub mod sqf;
 pub mod structure;

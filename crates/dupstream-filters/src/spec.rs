@@ -19,6 +19,7 @@ use crate::qht::{Qht, Qhtd, Qqhtd};
 use crate::rotating_bloom::RotatingBloom;
 use crate::rsbf::Rsbf;
 use crate::sbf::StableBloomFilter;
+use crate::sliding_bloom::SlidingBloom;
 use crate::sqf::Sqf;
 use crate::swamp::Swamp;
 use crate::tlbf::Tlbf;
@@ -154,4 +155,5 @@ registry! {
     InverseBloom(InverseBloom) = "inverse_bloom";
     RotatingBloom(RotatingBloom) = "rotating_bloom";
     Fbf(Fbf) = "fbf";
+    SlidingBloom(SlidingBloom) = "sliding_bloom";
 }

@@ -89,6 +89,11 @@ window = 10000"#,
 window = 10000
 filters = 3
 k = 4"#,
+    r#"name = "sliding_bloom"
+window = 10000"#,
+    r#"name = "sliding_bloom"
+window = 10000
+k = 10"#,
 ];
 
 /// Budgets each parameter set is built at, in bits: tiny, a power of two, an odd size, 2 MiB.

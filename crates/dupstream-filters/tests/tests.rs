@@ -70,6 +70,8 @@ window = 5000"#,
     r#"name = "fbf"
 window = 5000
 filters = 4"#,
+    r#"name = "sliding_bloom"
+window = 5000"#,
 ];
 
 fn specs() -> Vec<FilterSpec> {
