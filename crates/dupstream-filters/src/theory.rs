@@ -374,8 +374,11 @@ pub fn sliding_window_lower_bound_bits_with_slack(window: u64, fpr: f64, slack: 
 /// window`: an element is a duplicate iff it occurs among the `W` elements before it, with no
 /// slack): [`sliding_window_lower_bound_bits_with_slack`] at `λ = 1/W`, that is
 /// `W·log₂(1/ε) + W·max(log₂ W, log₂ log₂(1/ε))` bits (Naor & Yogev, arXiv 1304.5872).
-/// Divided by `W`, the bits per window element no structure with false positive rate `ε` and
-/// no false negatives within the window can go below (up to the theorem's `O(W)` term).
+/// Divided by `W`, the bits per window element no structure can go below whose false positive
+/// probability is at most `ε` for every key outside the window, including keys that just left
+/// it (up to the theorem's `O(W)` term). A structure with slack (one that may report keys up
+/// to `(1 + λ)·W` back) is bound by the slack form instead, and a false positive rate measured
+/// on a stream averages over the keys the stream queries: it can sit below this bound.
 ///
 /// # Panics
 /// As [`sliding_window_lower_bound_bits_with_slack`].
