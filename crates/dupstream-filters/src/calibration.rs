@@ -117,6 +117,7 @@ pub use table::*;
 /// the newest. The Forgetful Bloom filter `k·(g + 2)`: its query probes each of its `g`
 /// filters (at most) and an insertion sets `k` cells in two. The sliding Bloom filter `k`
 /// (its future and now bits share a word index) plus the lines its clock sweeps per element.
+/// A queue of `L` filters `L + 1` times its inner filter's cells at `1/L` of the memory.
 ///
 /// LRU buffering and FPBuffering 4: on a hit, the index probe for the key, the entry's list
 /// node and its two neighbours (unlinked, then the node goes to the front, whose old head was
@@ -190,6 +191,11 @@ pub fn cells_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
             // k cells (each a future and a now word), and the clock's sweep of (m/2)/W cells
             // a word at a time, counted as lines.
             f64::from(k) + (m as f64 / 2.0 / w as f64 / 512.0)
+        }
+        FilterSpec::Queue(p) => {
+            let l = p.filters.unwrap_or(crate::queue::DEFAULT_FILTERS).max(1);
+            // A lookup in each filter and the inner step in the newest.
+            f64::from(l + 1) * cells_per_element(&p.inner, m / u64::from(l))
         }
         FilterSpec::Fbf(p) => {
             let g = p.filters.unwrap_or(crate::fbf::DEFAULT_FILTERS).max(3);

@@ -34,6 +34,7 @@ pub mod fpsbf;
 pub mod inverse_bloom;
 pub mod param;
 pub mod qht;
+pub mod queue;
 pub mod rotating_bloom;
 pub mod rsbf;
 pub mod sbf;

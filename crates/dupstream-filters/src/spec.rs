@@ -16,6 +16,7 @@ use crate::fbf::Fbf;
 use crate::fpsbf::FpSbf;
 use crate::inverse_bloom::InverseBloom;
 use crate::qht::{Qht, Qhtd, Qqhtd};
+use crate::queue::Queue;
 use crate::rotating_bloom::RotatingBloom;
 use crate::rsbf::Rsbf;
 use crate::sbf::StableBloomFilter;
@@ -156,4 +157,5 @@ registry! {
     RotatingBloom(RotatingBloom) = "rotating_bloom";
     Fbf(Fbf) = "fbf";
     SlidingBloom(SlidingBloom) = "sliding_bloom";
+    Queue(Queue) = "queue";
 }

@@ -94,6 +94,13 @@ window = 10000"#,
     r#"name = "sliding_bloom"
 window = 10000
 k = 10"#,
+    r#"name = "queue"
+window = 10000
+inner = { name = "qqhtd", k = 3, s = 8 }"#,
+    r#"name = "queue"
+window = 10000
+filters = 4
+inner = { name = "bloom", k = 3 }"#,
 ];
 
 /// Budgets each parameter set is built at, in bits: tiny, a power of two, an odd size, 2 MiB.

@@ -72,6 +72,13 @@ window = 5000
 filters = 4"#,
     r#"name = "sliding_bloom"
 window = 5000"#,
+    r#"name = "queue"
+window = 5000
+inner = { name = "qqhtd" }"#,
+    r#"name = "queue"
+window = 5000
+filters = 3
+inner = { name = "sbf", max = 1, k = 2, p = 4 }"#,
 ];
 
 fn specs() -> Vec<FilterSpec> {
