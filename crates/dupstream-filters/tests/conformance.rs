@@ -1,5 +1,6 @@
 //! Conformance with reference implementations: CrowdStrike/apbf (APBF), tylertreat/BoomFilters
-//! (Stable Bloom filter, Inverse Bloom filter) and sliding-sketch/Sliding-Sketch (Sl-BF, FBF),
+//! (Stable Bloom filter, Inverse Bloom filter), sliding-sketch/Sliding-Sketch (Sl-BF, FBF) and
+//! mariuslp/duplicate_sliding_benchmark (Géraud-Stewart et al.'s queue of QQHTD filters),
 //! each run outside this repository on the key stream below; their counts, with the commit
 //! they were run at, are in `tests/conformance.csv` (how to rerun them: the crate README,
 //! "Conformance").
@@ -143,6 +144,18 @@ fn ours(row: &Row) -> (String, u64) {
             ),
             p("bloom_num") * p("length"),
         ),
+        // L filters of ⌊memory/L⌋ bits, each a QQHTD of `buckets` buckets of
+        // `fingerprint_bits`-bit fingerprints per row.
+        "queue" => (
+            format!(
+                "name = \"queue\"\nwindow = {}\nfilters = {}\ninner = {{ name = \"qqhtd\", k = {}, s = {} }}",
+                p("window"),
+                p("filters"),
+                p("buckets"),
+                p("fingerprint_bits")
+            ),
+            p("memory"),
+        ),
         s => panic!("no mapping for {s}"),
     }
 }
@@ -225,12 +238,20 @@ fn every_reference_is_covered() {
         "CrowdStrike/apbf",
         "tylertreat/BoomFilters",
         "sliding-sketch/Sliding-Sketch",
+        "mariuslp/duplicate_sliding_benchmark",
     ] {
         assert!(refs.iter().any(|x| x == r), "no row for {r}");
     }
     // Every structure with a reference is compared in at least one row.
     let rows = rows();
-    for s in ["apbf", "sbf", "inverse_bloom", "sliding_bloom", "fbf"] {
+    for s in [
+        "apbf",
+        "sbf",
+        "inverse_bloom",
+        "sliding_bloom",
+        "fbf",
+        "queue",
+    ] {
         assert!(
             rows.iter().any(|r| r.structure == s && compared(r)),
             "{s} is never compared"
