@@ -34,7 +34,8 @@ use crate::hash::DoubleHash;
 use crate::{DuplicateFilter, Occupancy, OccupancyKind};
 
 /// `g` Bloom filters of `m` bits each in a ring, addressed from the newest (logical 0) to the
-/// oldest (logical `g − 1`); each keeps its count of set bits. Shared by the
+/// oldest (logical `g − 1`), each keeping its count of set bits; the oldest is cleared and
+/// becomes the newest every `P = ⌈W/(g − 1)⌉` elements ([`Self::advance`]). Shared by the
 /// rotating-generation and the Forgetful Bloom filter.
 #[derive(Debug, Clone)]
 pub(crate) struct Generations {
@@ -44,10 +45,23 @@ pub(crate) struct Generations {
     newest: usize,
     pub(crate) m: u64,
     pub(crate) k: u32,
+    pub(crate) window: u64,
+    pub(crate) period: u64,
+    /// Elements since the last rotation.
+    in_period: u64,
 }
 
 impl Generations {
-    pub(crate) fn new(structure: &'static str, g: u32, m: u64, k: u32) -> Result<Self> {
+    /// The ring [`resolve_ring`] sizes for a budget.
+    pub(crate) fn for_budget(
+        structure: &'static str,
+        budget_bits: u64,
+        window: u64,
+        g: (&'static str, u32, u32),
+        k: Option<u32>,
+        per_filter: impl Fn(u64) -> u64,
+    ) -> Result<Self> {
+        let (g, m, k) = resolve_ring(structure, budget_bits, window, g, k, per_filter)?;
         let filters = (0..g)
             .map(|_| BitArray::new(structure, m))
             .collect::<std::result::Result<Vec<_>, _>>()?;
@@ -57,7 +71,36 @@ impl Generations {
             newest: 0,
             m,
             k,
+            window,
+            period: period(window, g),
+            in_period: 0,
         })
+    }
+
+    /// Counts one element; after the `P`-th since the last rotation, rotates.
+    #[inline]
+    pub(crate) fn advance(&mut self) {
+        self.in_period += 1;
+        if self.in_period == self.period {
+            self.rotate();
+            self.in_period = 0;
+        }
+    }
+
+    /// The parameters both structures report, the filter count under `count_name`.
+    pub(crate) fn params(&self, count_name: &'static str) -> Vec<crate::Param> {
+        vec![
+            crate::Param::new("window", self.window),
+            crate::Param::new(count_name, self.filters.len()),
+            crate::Param::new("k", self.k),
+            crate::Param::new("m", self.m),
+            crate::Param::new("period", self.period),
+        ]
+    }
+
+    /// The state bits: `g·m`.
+    pub(crate) fn memory_bits(&self) -> u64 {
+        self.filters.len() as u64 * self.m
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -94,7 +137,7 @@ impl Generations {
     }
 
     /// Clears the oldest filter and makes it the newest.
-    pub(crate) fn rotate(&mut self) {
+    fn rotate(&mut self) {
         let g = self.filters.len();
         self.newest = (self.newest + g - 1) % g;
         self.filters[self.newest].clear_all();
@@ -206,15 +249,9 @@ pub(crate) fn resolve_ring(
     Ok((g, m, k))
 }
 
-fn resolve(budget_bits: u64, p: &RotatingBloomParams) -> Result<(u32, u64, u32)> {
-    resolve_ring(
-        "rotating_bloom",
-        budget_bits,
-        p.window,
-        ("generations", p.generations.unwrap_or(2), 2),
-        p.k,
-        |period| period,
-    )
+/// The generations' count argument of [`resolve_ring`]: `(name, g, least g)`.
+fn generations(p: &RotatingBloomParams) -> (&'static str, u32, u32) {
+    ("generations", p.generations.unwrap_or(2), 2)
 }
 
 /// The rotating-generation Bloom filter (see the module documentation).
@@ -232,10 +269,6 @@ fn resolve(budget_bits: u64, p: &RotatingBloomParams) -> Result<(u32, u64, u32)>
 #[derive(Debug, Clone)]
 pub struct RotatingBloom {
     gens: Generations,
-    window: u64,
-    period: u64,
-    /// Elements inserted into the newest generation.
-    in_newest: u64,
 }
 
 impl RotatingBloom {
@@ -243,18 +276,27 @@ impl RotatingBloom {
     /// (`seed` unused).
     pub fn new(budget_bits: u64, params: &RotatingBloomParams, seed: u64) -> Result<Self> {
         let _ = seed;
-        let (g, m, k) = resolve(budget_bits, params)?;
-        Ok(Self {
-            gens: Generations::new("rotating_bloom", g, m, k)?,
-            window: params.window,
-            period: period(params.window, g),
-            in_newest: 0,
-        })
+        let gens = Generations::for_budget(
+            "rotating_bloom",
+            budget_bits,
+            params.window,
+            generations(params),
+            params.k,
+            |period| period,
+        )?;
+        Ok(Self { gens })
     }
 
     /// The state size for this budget (no allocation).
     pub fn memory_bits_for(budget_bits: u64, params: &RotatingBloomParams) -> Result<u64> {
-        let (g, m, _) = resolve(budget_bits, params)?;
+        let (g, m, _) = resolve_ring(
+            "rotating_bloom",
+            budget_bits,
+            params.window,
+            generations(params),
+            params.k,
+            |period| period,
+        )?;
         Ok(u64::from(g) * m)
     }
 
@@ -281,11 +323,7 @@ impl DuplicateFilter for RotatingBloom {
         let dh = DoubleHash::new(hash);
         let dup = (0..self.gens.len()).any(|j| self.gens.contains(j, dh));
         self.gens.insert(0, dh);
-        self.in_newest += 1;
-        if self.in_newest == self.period {
-            self.gens.rotate();
-            self.in_newest = 0;
-        }
+        self.gens.advance();
         dup
     }
 
@@ -294,7 +332,7 @@ impl DuplicateFilter for RotatingBloom {
     }
 
     fn memory_bits(&self) -> u64 {
-        self.gens.len() as u64 * self.gens.m
+        self.gens.memory_bits()
     }
 
     fn name(&self) -> &'static str {
@@ -302,17 +340,12 @@ impl DuplicateFilter for RotatingBloom {
     }
 
     fn params(&self) -> Vec<crate::Param> {
-        vec![
-            crate::Param::new("window", self.window),
-            crate::Param::new("generations", self.gens.len()),
-            crate::Param::new("k", self.gens.k),
-            crate::Param::new("m", self.gens.m),
-            crate::Param::new("period", self.period),
-            crate::Param::new(
-                "guaranteed_window",
-                guaranteed_window(self.gens.len() as u32, self.period),
-            ),
-        ]
+        let mut p = self.gens.params("generations");
+        p.push(crate::Param::new(
+            "guaranteed_window",
+            guaranteed_window(self.gens.len() as u32, self.gens.period),
+        ));
+        p
     }
 
     fn occupancy(&self) -> Occupancy {
@@ -376,16 +409,11 @@ mod tests {
                 f.step(hash_key(i, 8));
             }
             let rate = false_positive_rate_given_fills(&f.fills(), k);
-            let t = 200_000u64;
-            let fp = (0..t)
-                .filter(|&j| f.contains(hash_key((1 << 40) + j, 8)))
-                .count() as f64;
-            let sd = (t as f64 * rate * (1.0 - rate)).sqrt();
-            eprintln!(
-                "rotating g={g}: {fp} false positives, expected {:.1}",
-                t as f64 * rate
+            crate::test_support::check_never_seen_fpr(
+                &format!("rotating g={g}"),
+                |h| f.contains(h),
+                rate,
             );
-            assert!((fp - t as f64 * rate).abs() < 3.3 * sd + 1.0);
         }
     }
 
