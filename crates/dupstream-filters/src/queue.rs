@@ -258,7 +258,17 @@ crate::structure::impl_structure!(Queue {
     params: QueueParams,
     cost: 4.0,
     memory_bits_for: Queue::memory_bits_for,
-});
+}
+
+    /// The inner filter scaled as it would be alone (an SBF's decrement range); the window,
+    /// an element count like every structure's, is kept.
+    fn scaled_params(params: &QueueParams, factor: u64) -> QueueParams {
+        QueueParams {
+            inner: Box::new(params.inner.scaled(factor)),
+            ..params.clone()
+        }
+    }
+);
 
 #[cfg(test)]
 mod tests {
@@ -328,6 +338,22 @@ mod tests {
             Queue::new(4, &p, 0),
             Err(Error::BudgetTooSmall { .. })
         ));
+    }
+
+    #[test]
+    fn scaling_scales_the_inner_filter() {
+        let sbf: FilterSpec =
+            toml::from_str("name = \"sbf\"\nmax = 1\nk = 2\np = 4\ndecrement_range_bits = 31")
+                .unwrap();
+        let p = QueueParams {
+            window: 1000,
+            filters: None,
+            inner: Box::new(sbf.clone()),
+        };
+        let scaled = <Queue as Structure>::scaled_params(&p, 64);
+        assert_eq!(*scaled.inner, sbf.scaled(64));
+        assert_ne!(*scaled.inner, sbf);
+        assert_eq!(scaled.window, 1000);
     }
 
     #[test]
