@@ -110,6 +110,15 @@ pub use table::*;
 /// less than a random cell: 3 is the count of locations, not a discount for the probes a
 /// linear-probing run takes past its home (those are the table's own cost).
 ///
+/// The exact window 3, as SWAMP: the table at the arriving hash's home, the table at the
+/// retired hash's home, and the ring cell. The Inverse Bloom filter 1: its slot. The
+/// rotating-generation Bloom filter `k·(g + 1)`: `k` cells probed in each of its `g`
+/// generations (at most; a query stops at the first that holds the element) and `k` set in
+/// the newest. The Forgetful Bloom filter `k·(g + 2)`: its query probes each of its `g`
+/// filters (at most) and an insertion sets `k` cells in two. The sliding Bloom filter `k`
+/// (its future and now bits share a word index) plus the lines its clock sweeps per element.
+/// A queue of `L` filters `L + 1` times its inner filter's cells at `1/L` of the memory.
+///
 /// LRU buffering and FPBuffering 4: on a hit, the index probe for the key, the entry's list
 /// node and its two neighbours (unlinked, then the node goes to the front, whose old head was
 /// touched by the previous element); on a miss, the index probe for the key (also where it is
@@ -162,6 +171,43 @@ pub fn cells_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
         }
         FilterSpec::Cuckoo(_) => 2.0,
         FilterSpec::Swamp(_) => 3.0,
+        FilterSpec::ExactWindow(_) => 3.0,
+        FilterSpec::InverseBloom(_) => 1.0,
+        FilterSpec::RotatingBloom(p) => {
+            let g = p.generations.unwrap_or(2).max(2);
+            f64::from(
+                p.k.unwrap_or_else(|| {
+                    crate::bloom::optimal_k(
+                        m / u64::from(g),
+                        crate::rotating_bloom::period(p.window.max(1), g),
+                    )
+                }) * (g + 1),
+            )
+        }
+        FilterSpec::SlidingBloom(p) => {
+            let w = p.window.max(1);
+            let k =
+                p.k.unwrap_or_else(|| crate::bloom::optimal_k(m / 2, w.saturating_mul(3) / 2));
+            // k cells (each a future and a now word), and the clock's sweep of (m/2)/W cells
+            // a word at a time, counted as lines.
+            f64::from(k) + (m as f64 / 2.0 / w as f64 / 512.0)
+        }
+        FilterSpec::Queue(p) => {
+            let l = p.filters.unwrap_or(crate::queue::DEFAULT_FILTERS).max(1);
+            // A lookup in each filter and the inner step in the newest.
+            f64::from(l + 1) * cells_per_element(&p.inner, m / u64::from(l))
+        }
+        FilterSpec::Fbf(p) => {
+            let g = p.filters.unwrap_or(crate::fbf::DEFAULT_FILTERS).max(3);
+            f64::from(
+                p.k.unwrap_or_else(|| {
+                    crate::bloom::optimal_k(
+                        m / u64::from(g),
+                        2 * crate::rotating_bloom::period(p.window.max(1), g),
+                    )
+                }) * (g + 2),
+            )
+        }
         FilterSpec::LruBuffering(_) | FilterSpec::FpBuffering(_) => 4.0,
         FilterSpec::Apbf(p) => crate::apbf::Apbf::cells_for(m, p, false).map_or(1.0, |c| c.0),
         FilterSpec::ApbfBlocked(p) => crate::apbf::Apbf::cells_for(m, p, true).map_or(1.0, |c| c.0),

@@ -28,17 +28,45 @@ pub mod calibration;
 pub mod cuckoo;
 pub mod error;
 pub mod exact;
+pub mod exact_window;
+pub mod fbf;
 pub mod fpsbf;
+pub mod inverse_bloom;
 pub mod param;
 pub mod qht;
+pub mod queue;
+pub mod rotating_bloom;
 pub mod rsbf;
 pub mod sbf;
+pub mod sliding_bloom;
 pub mod spec;
 pub mod sqf;
 pub mod structure;
 pub mod swamp;
 pub mod theory;
 pub mod tlbf;
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use crate::hash::hash_key;
+
+    /// Queries 200,000 keys never stepped (hashes of keys from `2^40` on, seed 8) with
+    /// `contains` and checks the count reported against the binomial with rate `rate`, within
+    /// 3.3 sd (99.9 %, two-sided).
+    pub(crate) fn check_never_seen_fpr(label: &str, contains: impl Fn(u64) -> bool, rate: f64) {
+        let t = 200_000u64;
+        let fp = (0..t)
+            .filter(|&j| contains(hash_key((1 << 40) + j, 8)))
+            .count() as f64;
+        let expected = t as f64 * rate;
+        let sd = (expected * (1.0 - rate)).sqrt();
+        eprintln!("{label}: {fp} false positives of {t}, expected {expected:.1}");
+        assert!(
+            (fp - expected).abs() < 3.3 * sd + 1.0,
+            "{label}: {fp} against {expected:.1} (sd {sd:.1})"
+        );
+    }
+}
 
 pub use error::{Error, Result};
 pub use param::{Param, ParamValue};

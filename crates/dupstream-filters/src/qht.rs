@@ -340,6 +340,13 @@ impl RowTable {
         (found, self.k)
     }
 
+    /// Whether some bucket of `row` holds `fp` (no update). Fingerprints are never 0, so the
+    /// empty buckets, wherever a variant leaves them, never match.
+    pub(crate) fn contains(&self, row: u64, fp: u64) -> bool {
+        let word = self.load(row);
+        (0..self.k).any(|i| self.bucket(word, row, i) == fp)
+    }
+
     /// Stores `fp` in the first empty bucket (`empty < k`) or a uniformly random one.
     #[inline(always)]
     fn store(&mut self, word: u64, row: u64, empty: u32, fp: u64) {
@@ -503,6 +510,13 @@ macro_rules! qht_variant {
             /// The parameters given at construction.
             pub fn params_struct(&self) -> &QhtParams {
                 &self.params
+            }
+
+            /// Membership query without update: whether the element's row holds its
+            /// fingerprint (the detection of a step, without its insertion).
+            pub fn contains(&self, hash: u64) -> bool {
+                let row = self.table.row_of(hash);
+                self.table.contains(row, nonzero_fingerprint(hash, self.mask))
             }
         }
 

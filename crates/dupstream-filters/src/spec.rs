@@ -11,10 +11,16 @@ use crate::bloom::BloomFilter;
 use crate::bsbf::{Bsbf, Bsbfsd, Rlbsbf};
 use crate::buffering::{FpBuffering, LruBuffering};
 use crate::cuckoo::StreamingCuckoo;
+use crate::exact_window::ExactWindow;
+use crate::fbf::Fbf;
 use crate::fpsbf::FpSbf;
+use crate::inverse_bloom::InverseBloom;
 use crate::qht::{Qht, Qhtd, Qqhtd};
+use crate::queue::Queue;
+use crate::rotating_bloom::RotatingBloom;
 use crate::rsbf::Rsbf;
 use crate::sbf::StableBloomFilter;
+use crate::sliding_bloom::SlidingBloom;
 use crate::sqf::Sqf;
 use crate::swamp::Swamp;
 use crate::tlbf::Tlbf;
@@ -146,4 +152,10 @@ registry! {
     ApbfBlocked(ApbfBlocked) = "apbf_blocked";
     Swamp(Swamp) = "swamp";
     Tlbf(Tlbf) = "tlbf";
+    ExactWindow(ExactWindow) = "exact_window";
+    InverseBloom(InverseBloom) = "inverse_bloom";
+    RotatingBloom(RotatingBloom) = "rotating_bloom";
+    Fbf(Fbf) = "fbf";
+    SlidingBloom(SlidingBloom) = "sliding_bloom";
+    Queue(Queue) = "queue";
 }

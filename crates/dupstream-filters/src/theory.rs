@@ -34,6 +34,10 @@
 //! - Eq. 19 is Eq. 16 with the cells' setting probability written through `φ` (Eq. 18); Fig. 1
 //!   and 2 evaluate it with `P` from Eq. 17 (real-valued, not rounded), `p = P/m` and
 //!   `k = k(φ, f/N, K, m)` by inverting Eq. 18 ([`fn_rate`]).
+//!
+//! # The sliding-window lower bound
+//! Beside the SBF's analysis, the space lower bound for sliding-window membership (Naor &
+//! Yogev) that windowed results are read against: [`sliding_window_lower_bound_bits`].
 
 /// Upper tail of the binomial distribution, `Pr(Bin(n, q) ≥ at_least)`.
 ///
@@ -338,6 +342,50 @@ pub fn optimal_k_for_fn(s: &FnSetting, ks: impl IntoIterator<Item = u32>) -> (u3
         .expect("no K to try")
 }
 
+/// The space lower bound of sliding-window membership with slackness, in bits: Naor & Yogev,
+/// *Tight Bounds for Sliding Bloom Filters*, Algorithmica 73(4), 2015 (arXiv 1304.5872; ISAAC
+/// 2013 as *Sliding Bloom Filters*), the lower-bound theorem:
+///
+/// `n·log₂(1/ε) + n·max(log₂(1/λ), log₂ log₂(1/ε))` bits,
+///
+/// for a window of the last `n` elements, false positive probability `ε` and slackness `λ`
+/// (elements older than `n` but within the last `(1 + λ)·n` may be answered either way).
+///
+/// Readings:
+/// - The theorem holds up to an additive `O(n)` term, which has no stated constant and is not
+///   included: the value is the bound's leading terms.
+/// - `λ` below `1/n` is the same question as `λ = 1/n` (positions are whole elements), so `λ`
+///   is clamped to `[1/n, 1]`; `log₂ log₂(1/ε)` is taken as 0 where `log₂(1/ε) < 1`.
+///
+/// # Panics
+/// If `window` is 0, `fpr` is not in `(0, 1)` or `slack` is not positive.
+pub fn sliding_window_lower_bound_bits_with_slack(window: u64, fpr: f64, slack: f64) -> f64 {
+    assert!(window >= 1, "window must be at least 1");
+    assert!(fpr > 0.0 && fpr < 1.0, "fpr must be in (0, 1)");
+    assert!(slack > 0.0, "slack must be positive");
+    let n = window as f64;
+    let lambda = slack.clamp(1.0 / n, 1.0);
+    let log_inv_eps = (1.0 / fpr).log2();
+    let order = (1.0 / lambda).log2().max(log_inv_eps.log2().max(0.0));
+    n * log_inv_eps + n * order
+}
+
+/// The sliding-window membership lower bound for the question the runner scores (`[metrics]
+/// window`: an element is a duplicate iff it occurs among the `W` elements before it, with no
+/// slack): [`sliding_window_lower_bound_bits_with_slack`] at `λ = 1/W`, that is
+/// `W·log₂(1/ε) + W·max(log₂ W, log₂ log₂(1/ε))` bits (Naor & Yogev, arXiv 1304.5872).
+/// Divided by `W`, the bits per window element no structure can go below whose false positive
+/// probability is at most `ε` for every key outside the window, including keys that just left
+/// it (up to the theorem's `O(W)` term). A structure with slack (one that may report keys up
+/// to `(1 + λ)·W` back) is bound by the slack form instead, and a false positive rate measured
+/// on a stream averages over the keys the stream queries: it can sit below this bound.
+///
+/// # Panics
+/// As [`sliding_window_lower_bound_bits_with_slack`].
+pub fn sliding_window_lower_bound_bits(window: u64, fpr: f64) -> f64 {
+    sliding_window_lower_bound_bits_with_slack(window, fpr, 1.0 / window as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -616,5 +664,27 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn sliding_window_lower_bound_by_hand() {
+        // W = 2^16, ε = 2^-10, no slack: 65536·10 + 65536·max(16, log2 10 = 3.32) = 65536·26.
+        let b = sliding_window_lower_bound_bits(1 << 16, 1.0 / 1024.0);
+        assert!((b - 1_703_936.0).abs() < 1e-6, "{b}");
+        // λ = 1/4 with ε = 2^-16: 1000·16 + 1000·max(2, log2 16 = 4) = 20000.
+        let b = sliding_window_lower_bound_bits_with_slack(1000, 1.0 / 65536.0, 0.25);
+        assert!((b - 20_000.0).abs() < 1e-6, "{b}");
+        // λ = 1/2 with ε = 2^-2: 1000·2 + 1000·max(1, log2 2 = 1) = 3000.
+        let b = sliding_window_lower_bound_bits_with_slack(1000, 0.25, 0.5);
+        assert!((b - 3000.0).abs() < 1e-6, "{b}");
+        // Slack below 1/W is the exact window; above 1 it is clamped to 1.
+        assert_eq!(
+            sliding_window_lower_bound_bits_with_slack(1000, 0.01, 1e-9),
+            sliding_window_lower_bound_bits(1000, 0.01)
+        );
+        assert_eq!(
+            sliding_window_lower_bound_bits_with_slack(1000, 0.01, 5.0),
+            sliding_window_lower_bound_bits_with_slack(1000, 0.01, 1.0)
+        );
     }
 }

@@ -73,6 +73,34 @@ rate = 1000.0"#,
     r#"name = "swamp"
 window = 10000
 fpr = 0.01"#,
+    r#"name = "exact_window"
+window = 1000"#,
+    r#"name = "exact_window""#,
+    r#"name = "inverse_bloom""#,
+    r#"name = "rotating_bloom"
+window = 10000"#,
+    r#"name = "rotating_bloom"
+window = 10000
+generations = 5
+k = 3"#,
+    r#"name = "fbf"
+window = 10000"#,
+    r#"name = "fbf"
+window = 10000
+filters = 3
+k = 4"#,
+    r#"name = "sliding_bloom"
+window = 10000"#,
+    r#"name = "sliding_bloom"
+window = 10000
+k = 10"#,
+    r#"name = "queue"
+window = 10000
+inner = { name = "qqhtd", k = 3, s = 8 }"#,
+    r#"name = "queue"
+window = 10000
+filters = 4
+inner = { name = "bloom", k = 3 }"#,
 ];
 
 /// Budgets each parameter set is built at, in bits: tiny, a power of two, an odd size, 2 MiB.

@@ -61,6 +61,24 @@ k = 4
 l = 3
 window_seconds = 10.0
 rate = 1000.0"#,
+    r#"name = "exact_window"
+window = 500"#,
+    r#"name = "exact_window""#,
+    r#"name = "inverse_bloom""#,
+    r#"name = "rotating_bloom"
+window = 5000"#,
+    r#"name = "fbf"
+window = 5000
+filters = 4"#,
+    r#"name = "sliding_bloom"
+window = 5000"#,
+    r#"name = "queue"
+window = 5000
+inner = { name = "qqhtd" }"#,
+    r#"name = "queue"
+window = 5000
+filters = 3
+inner = { name = "sbf", max = 1, k = 2, p = 4 }"#,
 ];
 
 fn specs() -> Vec<FilterSpec> {
