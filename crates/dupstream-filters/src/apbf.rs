@@ -1069,14 +1069,30 @@ crate::structure::impl_structure!(Apbf {
     params: ApbfParams,
     cost: 3.0,
     memory_bits_for: Apbf::memory_bits_for,
-});
+}
+    /// The window, an element count, scales with the stream (`--scale`).
+    fn scaled_params(params: &ApbfParams, factor: u64) -> ApbfParams {
+        ApbfParams {
+            window: params.window.map(|w| crate::structure::scaled_count(w, factor)),
+            ..params.clone()
+        }
+    }
+);
 
 crate::structure::impl_structure!(ApbfBlocked {
     name: "apbf_blocked",
     params: ApbfParams,
     cost: 2.0,
     memory_bits_for: Apbf::memory_bits_for_blocked,
-});
+}
+    /// The window, an element count, scales with the stream (`--scale`).
+    fn scaled_params(params: &ApbfParams, factor: u64) -> ApbfParams {
+        ApbfParams {
+            window: params.window.map(|w| crate::structure::scaled_count(w, factor)),
+            ..params.clone()
+        }
+    }
+);
 
 #[cfg(test)]
 mod tests {

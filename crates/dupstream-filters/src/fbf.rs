@@ -255,7 +255,15 @@ crate::structure::impl_structure!(Fbf {
     params: FbfParams,
     cost: 4.0,
     memory_bits_for: Fbf::memory_bits_for,
-});
+}
+    /// The window, an element count, scales with the stream (`--scale`).
+    fn scaled_params(params: &FbfParams, factor: u64) -> FbfParams {
+        FbfParams {
+            window: crate::structure::scaled_count(params.window, factor),
+            ..params.clone()
+        }
+    }
+);
 
 #[cfg(test)]
 mod tests {

@@ -261,10 +261,11 @@ crate::structure::impl_structure!(Queue {
 }
 
     /// The inner filter scaled as it would be alone (an SBF's decrement range); the window,
-    /// an element count like every structure's, is kept.
+    /// an element count, scales with the stream.
     fn scaled_params(params: &QueueParams, factor: u64) -> QueueParams {
         QueueParams {
             inner: Box::new(params.inner.scaled(factor)),
+            window: crate::structure::scaled_count(params.window, factor),
             ..params.clone()
         }
     }

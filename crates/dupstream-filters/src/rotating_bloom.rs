@@ -361,7 +361,15 @@ crate::structure::impl_structure!(RotatingBloom {
     params: RotatingBloomParams,
     cost: 2.0,
     memory_bits_for: RotatingBloom::memory_bits_for,
-});
+}
+    /// The window, an element count, scales with the stream (`--scale`).
+    fn scaled_params(params: &RotatingBloomParams, factor: u64) -> RotatingBloomParams {
+        RotatingBloomParams {
+            window: crate::structure::scaled_count(params.window, factor),
+            ..params.clone()
+        }
+    }
+);
 
 #[cfg(test)]
 mod tests {

@@ -270,7 +270,15 @@ crate::structure::impl_structure!(SlidingBloom {
     params: SlidingBloomParams,
     cost: 3.0,
     memory_bits_for: SlidingBloom::memory_bits_for,
-});
+}
+    /// The window, an element count, scales with the stream (`--scale`).
+    fn scaled_params(params: &SlidingBloomParams, factor: u64) -> SlidingBloomParams {
+        SlidingBloomParams {
+            window: crate::structure::scaled_count(params.window, factor),
+            ..params.clone()
+        }
+    }
+);
 
 #[cfg(test)]
 mod tests {

@@ -65,6 +65,11 @@ pub trait Structure: DuplicateFilter + Sized + 'static {
     }
 }
 
+/// A count of stream elements (a window) at `--scale factor`: divided by it, at least 1.
+pub(crate) fn scaled_count(count: u64, factor: u64) -> u64 {
+    (count / factor.max(1)).max(1)
+}
+
 /// A `bits`-bit draw range (SBF's `decrement_range_bits`, the BSBF family's
 /// `reset_range_bits`) at `--scale factor`: the array is `factor` times smaller, so the range
 /// loses `log2 factor` bits (rounded down for a factor that is not a power of two), at least 1,
@@ -110,3 +115,28 @@ macro_rules! impl_structure {
     };
 }
 pub(crate) use impl_structure;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apbf::{Apbf, ApbfParams};
+    use crate::swamp::{Swamp, SwampParams};
+
+    #[test]
+    fn windows_scale_with_the_stream() {
+        assert_eq!(scaled_count(1 << 20, 16), 1 << 16);
+        assert_eq!(scaled_count(3, 16), 1, "at least one element");
+        let swamp = SwampParams {
+            window: 1 << 20,
+            fingerprint_bits: None,
+            fpr: None,
+        };
+        assert_eq!(Swamp::scaled_params(&swamp, 16).window, 1 << 16);
+        let apbf = ApbfParams {
+            window: Some(1 << 20),
+            ..ApbfParams::default()
+        };
+        assert_eq!(Apbf::scaled_params(&apbf, 16).window, Some(1 << 16));
+        assert_eq!(Apbf::scaled_params(&apbf, 1).window, Some(1 << 20));
+    }
+}

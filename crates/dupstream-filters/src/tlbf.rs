@@ -467,7 +467,15 @@ crate::structure::impl_structure!(Tlbf {
     params: TlbfParams,
     cost: 20.0,
     memory_bits_for: Tlbf::memory_bits_for,
-});
+}
+    /// The window, an element count, scales with the stream (`--scale`).
+    fn scaled_params(params: &TlbfParams, factor: u64) -> TlbfParams {
+        TlbfParams {
+            window_seconds: params.window_seconds / factor.max(1) as f64,
+            ..params.clone()
+        }
+    }
+);
 
 #[cfg(test)]
 mod tests {
