@@ -32,9 +32,11 @@
 //!   (default) is option 3, the QHT's, with `2^f − 1` equiprobable values.
 //!   [`ZeroFingerprint::Increment`] is option 2, which §3.2 says Fan et al.'s implementation
 //!   uses (`tag += (tag == 0)`): value 1 then has probability `2/2^f`. The default was chosen
-//!   *because* it matches Table 4 (the QHT paper does not say which option it ran): with `f = 3`, `b = 1`, a saturated filter measured FPR ≈ 28.2–28.8 %
-//!   with option 3 and ≈ 30–30.6 % with option 2; Table 4 reports 27.8–28.6 %, tending to
-//!   28.5 % as the filter saturates.
+//!   *because* it matches Table 4 (the QHT paper does not say which option it ran): with `f = 3`,
+//!   `b = 1` and the other defaults, a saturated filter measured FPR ≈ 28.2–28.8 % with option
+//!   3 and ≈ 30–30.6 % with option 2; Table 4 reports 27.8–28.6 %, tending to 28.5 % as the
+//!   filter saturates. The authors' code turned out to use option 2 (below), which gives the
+//!   printed rates together with their table size and duplicate insertion.
 //! - **Duplicates.** Algorithm 1 of the QHT paper does not insert a detected duplicate;
 //!   §5.1 says a cuckoo filter would insert it anyway ("following \[9\]'s example"). The QHT
 //!   paper does not say which its benchmark did; `insert_duplicates = false` (default) mirrors
