@@ -32,6 +32,24 @@
 //! - **Default.** `fpr = 0.1`, the QHT paper's setting.
 //! - The `k` indices are the same in both filters (one [`DoubleHash`] per element).
 //!
+//! # The QHT authors' code (options, off by default)
+//! The benchmark code of Géraud et al. (github.com/mariuslp/duplicate_sliding_benchmark,
+//! commit 4d600e2, the code its README says ran the QHT paper's benchmark,
+//! `src/filter_a2.cpp`) sizes its A2 differently; each difference is an option:
+//! - `k_rule = "ln_window"` ([`KRule::LnWindow`]): `k = max(1, ⌊−ln(1 − √(1 − fpr))⌋)`
+//!   (line 10): `fpr` read as the rate of the pair of filters, each then at `1 − √(1 − fpr)`,
+//!   with the natural logarithm where the optimal `k` needs `log2`: `k = 2` at `fpr = 0.1`
+//!   (the default rule gives 3, and `log2` in that formula would give 4).
+//! - `capacity_rule = "half_full"` ([`CapacityRule::HalfFull`]):
+//!   `n = ⌊M·ln 2 / (2k)⌋` for a budget of `M` bits (line 11, the division in single
+//!   precision as there): the count at which a filter of `M/2` bits is half full with `k`
+//!   hashes, whatever `fpr`.
+//! - `carry_on_swap = true`: the element whose insertion fills *active* is inserted again into
+//!   the new, cleared *active*, which starts at one insertion (lines 63–74).
+//!
+//! In that code, as here, an element already in *active* is not inserted and not counted
+//! (lines 55–57).
+//!
 //! Occupancy is the load (fraction of set bits) of the active filter, kept as a running count.
 
 use crate::bits::BitArray;
@@ -46,10 +64,60 @@ fn default_fpr() -> f64 {
     0.1
 }
 
+/// How the hashes per filter `k` follow from `fpr`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum KRule {
+    /// The integer nearest to `log2(1/fpr)` ([`hashes_for`]).
+    #[default]
+    Log2,
+    /// `max(1, ⌊−ln(1 − √(1 − fpr))⌋)`, the QHT paper's benchmark code
+    /// (`src/filter_a2.cpp` line 10 at commit 4d600e2 of
+    /// github.com/mariuslp/duplicate_sliding_benchmark; [`hashes_ln_window`]).
+    LnWindow,
+}
+
+impl KRule {
+    /// The name used in experiment files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Log2 => "log2",
+            Self::LnWindow => "ln_window",
+        }
+    }
+}
+
+/// How the capacity of a filter (insertions before the roles swap) is set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum CapacityRule {
+    /// The largest count at which the filter's rate stays at most `fpr` ([`capacity_for`]).
+    #[default]
+    Target,
+    /// `⌊M·ln 2 / (2k)⌋` for a budget of `M` bits, whatever `fpr`: the QHT paper's benchmark
+    /// code (`src/filter_a2.cpp` line 11 at commit 4d600e2; [`capacity_half_full`]).
+    HalfFull,
+}
+
+impl CapacityRule {
+    /// The name used in experiment files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Target => "target",
+            Self::HalfFull => "half_full",
+        }
+    }
+}
+
 /// Parameters of an [`A2`] filter.
 ///
 /// ```toml
-/// fpr = 0.1   # target false positive rate of each filter at capacity (default 0.1, the QHT paper's)
+/// fpr = 0.1                  # target false positive rate of each filter at capacity (default 0.1, the QHT paper's)
+/// k_rule = "log2"            # or "ln_window" (the QHT authors' code)
+/// capacity_rule = "target"   # or "half_full" (the QHT authors' code)
+/// carry_on_swap = false      # true: the QHT authors' code
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -58,11 +126,43 @@ pub struct A2Params {
     /// Target false positive rate of each of the two Bloom filters when it holds its capacity.
     #[cfg_attr(feature = "serde", serde(default = "default_fpr"))]
     pub fpr: f64,
+    /// How `k` follows from `fpr` (default: nearest `log2(1/fpr)`).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub k_rule: KRule,
+    /// How the capacity is set (default: from `fpr`).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub capacity_rule: CapacityRule,
+    /// Insert the element that fills *active* into the new *active* too (default: no).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub carry_on_swap: bool,
 }
 
 impl Default for A2Params {
     fn default() -> Self {
-        Self { fpr: default_fpr() }
+        Self {
+            fpr: default_fpr(),
+            k_rule: KRule::default(),
+            capacity_rule: CapacityRule::default(),
+            carry_on_swap: false,
+        }
+    }
+}
+
+impl A2Params {
+    /// `k`, the hashes per filter, by the chosen [`KRule`].
+    pub fn hashes(&self) -> u32 {
+        match self.k_rule {
+            KRule::Log2 => hashes_for(self.fpr),
+            KRule::LnWindow => hashes_ln_window(self.fpr),
+        }
+    }
+
+    /// The default rules with this target rate.
+    pub fn with_fpr(fpr: f64) -> Self {
+        Self {
+            fpr,
+            ..Self::default()
+        }
     }
 }
 
@@ -79,6 +179,19 @@ pub fn bloom_fpr(k: u32, n: u64, m: u64) -> f64 {
 /// `1..=`[`MAX_K`] (the optimal `k = (m/n)·ln 2` at the capacity `n = m·ln²2 / ln(1/fpr)`).
 pub fn hashes_for(fpr: f64) -> u32 {
     ((1.0 / fpr).log2().round() as u32).clamp(1, MAX_K)
+}
+
+/// `k` as the QHT paper's benchmark code sets it, `max(1, ⌊−ln(1 − √(1 − fpr))⌋)`, clamped to
+/// [`MAX_K`] ([`KRule::LnWindow`]).
+pub fn hashes_ln_window(fpr: f64) -> u32 {
+    ((-(1.0 - (1.0 - fpr).sqrt()).ln()).floor() as u32).clamp(1, MAX_K)
+}
+
+/// The capacity of the QHT paper's benchmark code, `⌊M·ln 2 / (2k)⌋` for a budget of `M` bits,
+/// `M/(2k)` computed in single precision as there ([`CapacityRule::HalfFull`]).
+pub fn capacity_half_full(budget_bits: u64, k: u32) -> u64 {
+    let half = budget_bits as f32 / (2 * k) as f32;
+    (f64::from(half) * std::f64::consts::LN_2).floor() as u64
 }
 
 /// Capacity of one filter of `m` bits with `k` hashes at target rate `fpr`: the largest `n`
@@ -110,14 +223,18 @@ fn resolve(budget_bits: u64, p: &A2Params) -> Result<(u64, u32, u64)> {
     )?;
     let m = budget_bits / 2;
     crate::error::words_for_bits("a2", budget_bits)?;
-    let k = hashes_for(p.fpr);
-    let n = capacity_for(m, k, p.fpr);
-    if n == 0 {
+    let k = p.hashes();
+    // The capacity of a pair of filters built from `budget` bits.
+    let capacity = |budget: u64| match p.capacity_rule {
+        CapacityRule::Target => capacity_for(budget / 2, k, p.fpr),
+        CapacityRule::HalfFull => capacity_half_full(budget, k),
+    };
+    let n = capacity(budget_bits);
+    if n == 0 || m == 0 {
         // The smallest filter pair that holds one element at this rate.
-        let needed = (1u64..=1 << 20)
-            .find(|&m| capacity_for(m, k, p.fpr) >= 1)
-            .unwrap_or(u64::MAX / 2)
-            * 2;
+        let needed = (1u64..=1 << 21)
+            .find(|&b| b % 2 == 0 && capacity(b) >= 1)
+            .unwrap_or(u64::MAX);
         return Err(Error::BudgetTooSmall {
             structure: "a2",
             budget_bits,
@@ -144,6 +261,9 @@ pub struct A2 {
     k: u32,
     capacity: u64,
     fpr: f64,
+    k_rule: KRule,
+    capacity_rule: CapacityRule,
+    carry_on_swap: bool,
     /// Insertions (and copies) into the active filter since it became active.
     inserted: u64,
     /// Set bits of the active filter.
@@ -164,6 +284,9 @@ impl A2 {
             k,
             capacity,
             fpr: params.fpr,
+            k_rule: params.k_rule,
+            capacity_rule: params.capacity_rule,
+            carry_on_swap: params.carry_on_swap,
             inserted: 0,
             active_ones: 0,
             swaps: 0,
@@ -214,13 +337,23 @@ impl DuplicateFilter for A2 {
             self.active_ones += u64::from(!active.set(dh.index(i, self.m)));
         }
         self.inserted += u64::from(!in_active);
-        if self.inserted == self.capacity {
+        // `>=` for `carry_on_swap` with a capacity of 1 (the carried element alone fills it;
+        // the swap comes at the next insertion, as in the authors' code). Otherwise the count
+        // reaches the capacity exactly, on an insertion.
+        if !in_active && self.inserted >= self.capacity {
             let warm = 1 - self.active;
             self.filters[warm].clear_all();
             self.active = warm;
             self.inserted = 0;
             self.active_ones = 0;
             self.swaps += 1;
+            if self.carry_on_swap {
+                let active = &mut self.filters[self.active];
+                for i in 0..self.k {
+                    self.active_ones += u64::from(!active.set(dh.index(i, self.m)));
+                }
+                self.inserted = 1;
+            }
         }
         in_active | in_warm
     }
@@ -244,13 +377,28 @@ impl DuplicateFilter for A2 {
     }
 
     fn params(&self) -> Vec<crate::Param> {
-        vec![
+        let mut v = vec![
             crate::Param::new("fpr", self.fpr),
             crate::Param::new("m_per_filter", self.m),
             crate::Param::new("k", self.k),
             crate::Param::new("capacity", self.capacity),
             crate::Param::new("fpr_at_capacity", bloom_fpr(self.k, self.capacity, self.m)),
-        ]
+        ];
+        // The authors' rules are recorded only when chosen, so that default filters'
+        // parameters (and the files that pin them) are unchanged.
+        if self.k_rule != KRule::Log2 {
+            v.push(crate::Param::new("k_rule", self.k_rule.as_str()));
+        }
+        if self.capacity_rule != CapacityRule::Target {
+            v.push(crate::Param::new(
+                "capacity_rule",
+                self.capacity_rule.as_str(),
+            ));
+        }
+        if self.carry_on_swap {
+            v.push(crate::Param::new("carry_on_swap", true));
+        }
+        v
     }
 
     fn occupancy(&self) -> Occupancy {
@@ -292,6 +440,108 @@ mod tests {
         assert!((worst_case_fpr(0.1) - 0.19).abs() < 1e-12);
     }
 
+    #[test]
+    fn the_authors_rules_by_hand() {
+        // filter_a2.cpp line 10: floor(-ln(1 - sqrt(0.9))) = floor(2.97) = 2.
+        assert_eq!(hashes_ln_window(0.1), 2);
+        assert_eq!(hashes_ln_window(0.9), 1); // floor(0.52), at least 1
+        // Line 11: floor(M / (2k) · ln 2): 8e6 bits, k = 2: 2e6 · 0.6931 = 1,386,294.4.
+        assert_eq!(capacity_half_full(8_000_000, 2), 1_386_294);
+        assert_eq!(capacity_half_full(10_000, 2), 1732); // 1732.87
+        let p = A2Params {
+            k_rule: KRule::LnWindow,
+            capacity_rule: CapacityRule::HalfFull,
+            carry_on_swap: true,
+            ..A2Params::default()
+        };
+        let f = A2::new(8_000_000, &p, 0).unwrap();
+        assert_eq!(
+            (f.k(), f.capacity(), f.memory_bits()),
+            (2, 1_386_294, 8_000_000)
+        );
+        let names: Vec<&str> = f.params().iter().map(|p| p.name).collect();
+        assert!(names.ends_with(&["k_rule", "capacity_rule", "carry_on_swap"]));
+        assert!(matches!(
+            A2::new(2, &p, 0),
+            Err(Error::BudgetTooSmall { needed_bits: 6, .. })
+        ));
+    }
+
+    /// `src/filter_a2.cpp` of the QHT paper's benchmark code (commit 4d600e2), transcribed:
+    /// two bit vectors of `M/2` bits, `Insert` as in lines 53–77.
+    struct AuthorsA2 {
+        active1: Vec<bool>,
+        active2: Vec<bool>,
+        k: u32,
+        n_max: u64,
+        n_inserted: u64,
+    }
+
+    impl AuthorsA2 {
+        fn lookup_one(&self, dh: &DoubleHash, second: bool) -> bool {
+            let t = if second { &self.active2 } else { &self.active1 };
+            (0..self.k).all(|i| t[dh.index(i, t.len() as u64) as usize])
+        }
+        fn insert_one(&mut self, dh: &DoubleHash) {
+            let m = self.active1.len() as u64;
+            for i in 0..self.k {
+                self.active1[dh.index(i, m) as usize] = true;
+            }
+        }
+        fn insert(&mut self, hash: u64) -> bool {
+            let dh = DoubleHash::new(hash);
+            if self.lookup_one(&dh, false) {
+                return true;
+            }
+            let detected = self.lookup_one(&dh, true);
+            self.insert_one(&dh);
+            self.n_inserted += 1;
+            if self.n_inserted >= self.n_max {
+                std::mem::swap(&mut self.active1, &mut self.active2);
+                self.active1.iter_mut().for_each(|b| *b = false);
+                self.n_inserted = 0;
+                self.insert_one(&dh);
+                self.n_inserted += 1;
+            }
+            detected
+        }
+    }
+
+    #[test]
+    fn the_authors_options_reproduce_their_code_verdict_by_verdict() {
+        // Against the transcription above, on streams that swap many times, at capacities
+        // from 1 (where the carried element alone fills the filter) up.
+        for (budget, fpr, universe) in [(10_000u64, 0.1, 5_000u64), (2_000, 0.1, 900), (4, 0.5, 20)]
+        {
+            let p = A2Params {
+                fpr,
+                k_rule: KRule::LnWindow,
+                capacity_rule: CapacityRule::HalfFull,
+                carry_on_swap: true,
+            };
+            let mut ours = A2::new(budget, &p, 0).unwrap();
+            let k = hashes_ln_window(fpr);
+            let mut theirs = AuthorsA2 {
+                active1: vec![false; (budget / 2) as usize],
+                active2: vec![false; (budget / 2) as usize],
+                k,
+                n_max: capacity_half_full(budget, k),
+                n_inserted: 0,
+            };
+            assert_eq!(ours.capacity(), theirs.n_max);
+            let mut s = budget;
+            let mut dups = 0;
+            for t in 0..100_000 {
+                s = mix64(s);
+                let h = hash_key(s % universe, 11);
+                let v = theirs.insert(h);
+                assert_eq!(ours.step(h), v, "budget {budget}, element {t}");
+                dups += u64::from(v);
+            }
+            assert!(ours.swaps() > 20 && dups > 1000, "{} {dups}", ours.swaps());
+        }
+    }
+
     /// Fenwick tree over stream positions, for "distinct elements strictly between two
     /// positions": position p holds 1 iff it is the latest occurrence of its key so far.
     struct Fenwick(Vec<i64>);
@@ -326,7 +576,7 @@ mod tests {
             (1 << 14, 20_000, 2),
             (5000, 1000, 3),
         ] {
-            let mut f = A2::new(budget, &A2Params { fpr: 0.1 }, seed).unwrap();
+            let mut f = A2::new(budget, &A2Params::with_fpr(0.1), seed).unwrap();
             let cap = f.capacity();
             let t = 200_000usize;
             let mut fen = Fenwick(vec![0; t + 1]);
@@ -396,7 +646,7 @@ mod tests {
         let hashes: Vec<u64> = (0..50_000u64)
             .map(|i| hash_key(mix64(i) % 9000, 5))
             .collect();
-        let p = A2Params { fpr: 0.05 };
+        let p = A2Params::with_fpr(0.05);
         let mut a = A2::new(1 << 14, &p, 1).unwrap();
         let mut b = A2::new(1 << 14, &p, 1).unwrap();
         let one: Vec<bool> = hashes.iter().map(|&h| a.step(h)).collect();
@@ -412,7 +662,7 @@ mod tests {
         for e in 10..=32 {
             for budget in [1u64 << e, (1u64 << e) + 7, (1u64 << e) - 1] {
                 for fpr in [0.5, 0.1, 0.001] {
-                    let bits = A2::memory_bits_for(budget, &A2Params { fpr }).unwrap();
+                    let bits = A2::memory_bits_for(budget, &A2Params::with_fpr(fpr)).unwrap();
                     assert!(bits <= budget && budget - bits <= 1);
                 }
             }
@@ -429,12 +679,12 @@ mod tests {
     fn invalid_params_are_errors() {
         for fpr in [0.0, 1.0, -0.1, f64::NAN] {
             assert!(matches!(
-                A2::new(1 << 12, &A2Params { fpr }, 0),
+                A2::new(1 << 12, &A2Params::with_fpr(fpr), 0),
                 Err(Error::InvalidParameter { .. })
             ));
         }
         assert!(matches!(
-            A2::new(4, &A2Params { fpr: 1e-9 }, 0),
+            A2::new(4, &A2Params::with_fpr(1e-9), 0),
             Err(Error::BudgetTooSmall { .. })
         ));
         assert!(matches!(

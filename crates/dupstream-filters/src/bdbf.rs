@@ -45,6 +45,28 @@
 //!
 //! Cost per arrival: `k` probes plus `⌈words / B⌉` word updates. Occupancy is the fraction of
 //! zero counters (computed by a scan when asked).
+//!
+//! # The QHT paper's own b_DBF (`schedule = "running_counter"`)
+//! The QHT paper states only `W = 6000`. The benchmark code that produced its tables
+//! (github.com/mariuslp/duplicate_sliding_benchmark, commit 4d600e2, whose README says it is
+//! "the code that was used for the benchmark in the paper", `src/filter_bdb.cpp`, described there
+//! as Shen & Zhang's "optimized version with delayed decreasing", their Section 5.5) runs a
+//! different schedule, with every parameter derived from the budget `M` and `W`
+//! ([`RunningCounterLayout`]):
+//! - counter width `d = ⌈√(M·ln 2 / W)⌉` (line 9), `m = ⌊M/d⌋` counters (line 13), `k = d`
+//!   hash functions (line 18), threshold `Th = 2^(d−1)` (line 16) and period
+//!   `T = ⌈W / (2^(d−1) − 1)⌉` (line 19); `M > W / ln 2` is required (line 5, so `d ≥ 2`);
+//! - a running counter `VT`, starting at 0. At arrival `t` (from 0): the element is a
+//!   DUPLICATE iff all `k` counters are at least `VT` (lines 22–33); then, if `t mod T = 0`,
+//!   `VT ← (VT + 1) mod Th`, and when that wraps to 0 every counter loses `Th` (those at most
+//!   `Th` become 0; lines 38–51); then the `k` counters are set to `⌊W/T⌋ + VT + 1`
+//!   (line 55).
+//!
+//! So an element is remembered for about `⌊W/T⌋·T ≈ W` arrivals, and while `VT = 0` (the first
+//! arrival, then `T` arrivals in every `T·Th`) every element is a DUPLICATE: a fraction `1/Th`
+//! of the stream, half of it at 10^4 bits (`d = 2`), an eighth at 10^5 (`d = 4`). At 10^6 and
+//! 8·10^6 bits, `d` = 11 and 31. The counters are kept in 64-bit words, as there; the state
+//! charged is `m·d` bits.
 
 use crate::error::{Error, Result, ensure, words_for_bits};
 use crate::hash::DoubleHash;
@@ -63,6 +85,20 @@ fn default_cell_bits() -> u32 {
     4
 }
 
+/// How counters expire.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Schedule {
+    /// One block decayed per arrival (the module documentation's schedule).
+    #[default]
+    Blocks,
+    /// The QHT paper's benchmark code: a running counter, every parameter from `M` and `W`
+    /// (`src/filter_bdb.cpp` at commit 4d600e2 of
+    /// github.com/mariuslp/duplicate_sliding_benchmark; [`RunningCounterLayout`]).
+    RunningCounter,
+}
+
 /// Parameters of a [`BDbf`].
 ///
 /// ```toml
@@ -70,6 +106,7 @@ fn default_cell_bits() -> u32 {
 /// cell_bits = 4    # 2, 4, 8 or 16 (default 4)
 /// # blocks = 429   # default ceil(W / (2^cell_bits - 2))
 /// # k = 4          # default round(ln2 · m / W), clamped to 1..=16
+/// # schedule = "running_counter"   # the QHT paper's code: cell_bits, blocks, k from M and W
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -87,6 +124,11 @@ pub struct BDbfParams {
     /// `k`, the number of hash functions.
     #[cfg_attr(feature = "serde", serde(default))]
     pub k: Option<u32>,
+    /// How counters expire (default: block decay). With `running_counter` the counter width,
+    /// the period and `k` follow from the budget and `W`; `cell_bits`, `blocks` and `k` are
+    /// then not accepted.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub schedule: Schedule,
 }
 
 impl Default for BDbfParams {
@@ -96,7 +138,125 @@ impl Default for BDbfParams {
             cell_bits: default_cell_bits(),
             blocks: None,
             k: None,
+            schedule: Schedule::Blocks,
         }
+    }
+}
+
+/// The parameters of the QHT paper's benchmark b_DBF for a budget of `M` bits and window `W`
+/// (`src/filter_bdb.cpp` lines 3–20 at commit 4d600e2; the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunningCounterLayout {
+    /// `d = ⌈√(M·ln 2 / W)⌉`, bits per counter.
+    pub d: u32,
+    /// `m = ⌊M/d⌋`, the number of counters.
+    pub m: u64,
+    /// `k = d`, hash functions.
+    pub k: u32,
+    /// `Th = 2^(d−1)`, the running counter's modulus.
+    pub threshold: u64,
+    /// `T = ⌈W / (2^(d−1) − 1)⌉`, arrivals per step of the running counter.
+    pub period: u64,
+    /// `⌊W/T⌋ + 1`: an insertion writes this plus the running counter.
+    pub base_value: u64,
+}
+
+/// [`RunningCounterLayout`] for a budget and window.
+///
+/// # Errors
+/// [`Error::BudgetTooSmall`] unless `M > W / ln 2` (the code's assertion);
+/// [`Error::InvalidParameter`] when `d` exceeds 63 bits (the code asserts `d ≤ 64` and
+/// computes `2^d`).
+pub fn running_counter_layout(budget_bits: u64, window: u64) -> Result<RunningCounterLayout> {
+    let ln2 = std::f64::consts::LN_2;
+    if budget_bits as f64 <= window as f64 / ln2 {
+        return Err(Error::BudgetTooSmall {
+            structure: "bdbf",
+            budget_bits,
+            needed_bits: (window as f64 / ln2).floor() as u64 + 1,
+        });
+    }
+    let d = (budget_bits as f64 * ln2 / window as f64).sqrt().ceil();
+    ensure(
+        d <= 63.0,
+        "window",
+        window,
+        &format!(
+            "the running counter's width ceil(sqrt(M ln 2 / W)) = {d} bits for M = {budget_bits} exceeds 63"
+        ),
+    )?;
+    let d = d as u32;
+    let threshold = 1u64 << (d - 1);
+    let period = window.div_ceil(threshold - 1);
+    Ok(RunningCounterLayout {
+        d,
+        m: budget_bits / u64::from(d),
+        k: d,
+        threshold,
+        period,
+        base_value: window / period + 1,
+    })
+}
+
+/// The QHT paper's benchmark b_DBF ([`Schedule::RunningCounter`]).
+#[derive(Debug, Clone)]
+struct RunningCounter {
+    cells: Vec<u64>,
+    layout: RunningCounterLayout,
+    /// `VT`.
+    running: u64,
+    /// Arrivals so far.
+    iteration: u64,
+}
+
+impl RunningCounter {
+    fn new(budget_bits: u64, window: u64) -> Result<Self> {
+        let layout = running_counter_layout(budget_bits, window)?;
+        words_for_bits("bdbf", layout.m * u64::from(layout.d))?;
+        Ok(Self {
+            cells: vec![0; layout.m as usize],
+            layout,
+            running: 0,
+            iteration: 0,
+        })
+    }
+
+    /// One arrival, in the order of `filter_bdb.cpp`'s `Insert` (lines 35–61).
+    #[inline]
+    fn step(&mut self, hash: u64) -> bool {
+        let dh = DoubleHash::new(hash);
+        let RunningCounterLayout {
+            m,
+            k,
+            threshold,
+            period,
+            base_value,
+            ..
+        } = self.layout;
+        let mut dup = true;
+        for i in 0..k {
+            dup &= self.cells[dh.index(i, m) as usize] >= self.running;
+        }
+        if self.iteration % period == 0 {
+            self.running = (self.running + 1) % threshold;
+            if self.running == 0 {
+                for c in &mut self.cells {
+                    *c = c.saturating_sub(threshold);
+                }
+            }
+        }
+        let value = base_value + self.running;
+        for i in 0..k {
+            self.cells[dh.index(i, m) as usize] = value;
+        }
+        self.iteration += 1;
+        dup
+    }
+
+    /// Counters below the running counter (those that make a lookup fail).
+    fn expired_fraction(&self) -> f64 {
+        let below = self.cells.iter().filter(|&&c| c < self.running).count();
+        below as f64 / self.layout.m as f64
     }
 }
 
@@ -135,6 +295,23 @@ struct Layout {
 }
 
 fn resolve(budget_bits: u64, p: &BDbfParams) -> Result<Layout> {
+    if p.schedule == Schedule::RunningCounter {
+        for (name, given) in [
+            ("cell_bits", p.cell_bits != default_cell_bits()),
+            ("blocks", p.blocks.is_some()),
+            ("k", p.k.is_some()),
+        ] {
+            if given {
+                return Err(Error::InvalidParameter {
+                    name,
+                    value: "(given)".into(),
+                    reason:
+                        "schedule = \"running_counter\" derives it from the budget and the window"
+                            .into(),
+                });
+            }
+        }
+    }
     ensure(
         matches!(p.cell_bits, 2 | 4 | 8 | 16),
         "cell_bits",
@@ -262,6 +439,9 @@ pub struct BDbf {
     quot: u64,
     rem: u64,
     arrivals: u64,
+    /// The QHT paper's schedule instead of the blocks ([`Schedule::RunningCounter`]); the
+    /// fields above are then unused and `words` is empty.
+    counter: Option<Box<RunningCounter>>,
 }
 
 impl BDbf {
@@ -270,9 +450,19 @@ impl BDbf {
     pub fn new(budget_bits: u64, params: &BDbfParams, seed: u64) -> Result<Self> {
         let _ = seed;
         let l = resolve(budget_bits, params)?;
+        let counter = match params.schedule {
+            Schedule::Blocks => None,
+            Schedule::RunningCounter => {
+                Some(Box::new(RunningCounter::new(budget_bits, params.window)?))
+            }
+        };
         let w = params.cell_bits;
         Ok(Self {
-            words: vec![0; l.words as usize],
+            words: if counter.is_some() {
+                Vec::new()
+            } else {
+                vec![0; l.words as usize]
+            },
             m: l.m,
             k: l.k,
             cells_per_word_log2: (64 / w).trailing_zeros(),
@@ -288,12 +478,22 @@ impl BDbf {
             quot: l.words / l.blocks,
             rem: l.words % l.blocks,
             arrivals: 0,
+            counter,
         })
     }
 
     /// The state size a filter built with this budget would have (no allocation).
     pub fn memory_bits_for(budget_bits: u64, params: &BDbfParams) -> Result<u64> {
-        resolve(budget_bits, params).map(|l| l.words * 64)
+        let l = resolve(budget_bits, params)?;
+        match params.schedule {
+            Schedule::Blocks => Ok(l.words * 64),
+            Schedule::RunningCounter => {
+                let r = running_counter_layout(budget_bits, params.window)?;
+                let bits = r.m * u64::from(r.d);
+                words_for_bits("bdbf", bits)?;
+                Ok(bits)
+            }
+        }
     }
 
     /// `m`, the number of counters.
@@ -370,6 +570,9 @@ impl BDbf {
 impl DuplicateFilter for BDbf {
     #[inline]
     fn step(&mut self, hash: u64) -> bool {
+        if let Some(c) = &mut self.counter {
+            return c.step(hash);
+        }
         let dh = DoubleHash::new(hash);
         let mut dup = true;
         for i in 0..self.k {
@@ -386,6 +589,12 @@ impl DuplicateFilter for BDbf {
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
         let dh = DoubleHash::new(hash);
+        if let Some(c) = &self.counter {
+            for i in 0..c.layout.k {
+                crate::raw::prefetch_word(&c.cells, dh.index(i, c.layout.m) as usize);
+            }
+            return;
+        }
         for i in 0..self.k {
             crate::raw::prefetch_word(
                 &self.words,
@@ -395,7 +604,10 @@ impl DuplicateFilter for BDbf {
     }
 
     fn memory_bits(&self) -> u64 {
-        self.words.len() as u64 * 64
+        match &self.counter {
+            Some(c) => c.layout.m * u64::from(c.layout.d),
+            None => self.words.len() as u64 * 64,
+        }
     }
 
     fn name(&self) -> &'static str {
@@ -403,6 +615,19 @@ impl DuplicateFilter for BDbf {
     }
 
     fn params(&self) -> Vec<crate::Param> {
+        if let Some(c) = &self.counter {
+            let l = c.layout;
+            return vec![
+                crate::Param::new("window", self.window),
+                crate::Param::new("schedule", "running_counter"),
+                crate::Param::new("cell_bits", l.d),
+                crate::Param::new("k", l.k),
+                crate::Param::new("m", l.m),
+                crate::Param::new("threshold", l.threshold),
+                crate::Param::new("period", l.period),
+                crate::Param::new("insert_value", l.base_value),
+            ];
+        }
         vec![
             crate::Param::new("window", self.window),
             crate::Param::new("cell_bits", self.width),
@@ -415,6 +640,12 @@ impl DuplicateFilter for BDbf {
     }
 
     fn occupancy(&self) -> Occupancy {
+        if let Some(c) = &self.counter {
+            return Occupancy {
+                kind: OccupancyKind::ZeroFraction,
+                value: c.expired_fraction(),
+            };
+        }
         let nonzero: u64 = self
             .words
             .iter()
@@ -432,7 +663,31 @@ crate::structure::impl_structure!(BDbf {
     params: BDbfParams,
     cost: 10.0,
     memory_bits_for: BDbf::memory_bits_for,
-});
+}
+
+    /// The running counter keeps its `⌊M/d⌋` counters in 64-bit words, as the QHT paper's code.
+    fn heap_bytes_estimate(params: &BDbfParams, budget_bits: u64, distinct_hint: u64) -> u64 {
+        let _ = distinct_hint;
+        match params.schedule {
+            Schedule::Blocks => budget_bits / 8 + 4096,
+            Schedule::RunningCounter => running_counter_layout(budget_bits, params.window)
+                .map_or(budget_bits / 8, |l| l.m * 8)
+                + 4096,
+        }
+    }
+
+    /// The running counter's window is divided by `factor` with the memory (rounded, at least
+    /// 1): its counter width, `k` and threshold depend on `M/W` only, so a scaled run keeps
+    /// them and the window's share of the stream. The block schedule keeps its window (a
+    /// count of elements).
+    fn scaled_params(params: &BDbfParams, factor: u64) -> BDbfParams {
+        let mut p = params.clone();
+        if p.schedule == Schedule::RunningCounter {
+            p.window = (p.window as f64 / factor.max(1) as f64).round().max(1.0) as u64;
+        }
+        p
+    }
+);
 
 #[cfg(test)]
 mod tests {
@@ -452,6 +707,134 @@ mod tests {
         assert_eq!(default_k(1 << 20, 6000), 16);
         assert_eq!(default_k(60_000, 6000), 7);
         assert_eq!(default_k(100, 6000), 1);
+    }
+
+    #[test]
+    fn running_counter_layout_by_hand() {
+        // filter_bdb.cpp lines 9-19 with W = 6000 at the QHT paper's four memory sizes.
+        let l = |m| running_counter_layout(m, 6000).unwrap();
+        let row = |l: RunningCounterLayout| (l.d, l.m, l.k, l.threshold, l.period, l.base_value);
+        // sqrt(1e4 · ln 2 / 6000) = 1.07 -> d = 2; T = 6000 / 1; value 6000/6000 + 1.
+        assert_eq!(row(l(10_000)), (2, 5_000, 2, 2, 6_000, 2));
+        // 3.40 -> 4; T = ceil(6000 / 7) = 858; 6000 / 858 = 6.
+        assert_eq!(row(l(100_000)), (4, 25_000, 4, 8, 858, 7));
+        // 10.75 -> 11; T = ceil(6000 / 1023) = 6.
+        assert_eq!(row(l(1_000_000)), (11, 90_909, 11, 1024, 6, 1001));
+        // 30.40 -> 31; T = 1.
+        assert_eq!(row(l(8_000_000)), (31, 258_064, 31, 1 << 30, 1, 6001));
+        // M must exceed W / ln 2 = 8656.2 (line 5).
+        assert!(matches!(
+            running_counter_layout(8656, 6000),
+            Err(Error::BudgetTooSmall {
+                needed_bits: 8657,
+                ..
+            })
+        ));
+        assert!(running_counter_layout(8657, 6000).is_ok());
+        assert!(
+            running_counter_layout(1 << 30, 6000).is_err(),
+            "d = 352 bits"
+        );
+        let p = BDbfParams {
+            schedule: Schedule::RunningCounter,
+            ..BDbfParams::default()
+        };
+        assert_eq!(BDbf::memory_bits_for(1_000_000, &p).unwrap(), 90_909 * 11);
+        for bad in [
+            BDbfParams {
+                k: Some(3),
+                ..p.clone()
+            },
+            BDbfParams {
+                blocks: Some(9),
+                ..p.clone()
+            },
+            BDbfParams {
+                cell_bits: 8,
+                ..p.clone()
+            },
+        ] {
+            assert!(matches!(
+                BDbf::new(1_000_000, &bad, 0),
+                Err(Error::InvalidParameter { .. })
+            ));
+        }
+        // Scaled runs divide the window with the memory, keeping d, k and Th.
+        let scaled = <BDbf as crate::Structure>::scaled_params(&p, 64);
+        assert_eq!(scaled.window, 94);
+        assert_eq!(row(running_counter_layout(15_625, 94).unwrap()).0, 11);
+    }
+
+    /// `src/filter_bdb.cpp` of the QHT paper's benchmark code (commit 4d600e2), transcribed
+    /// line by line (`Lookup` lines 22-33, `Insert` lines 35-61).
+    fn authors_bdbf(budget: u64, window: u64, hashes: &[u64]) -> Vec<bool> {
+        let d = (budget as f64 * std::f64::consts::LN_2 / window as f64)
+            .sqrt()
+            .ceil() as u32;
+        let array_size = budget / u64::from(d);
+        let mut bdbf = vec![0u64; array_size as usize];
+        let local_threshold = 1u64 << (d - 1);
+        let k = d;
+        let iteration_threshold = (window as f64 / ((1u64 << (d - 1)) as f64 - 1.0)).ceil() as u64;
+        let (mut running_counter, mut iteration) = (0u64, 0u64);
+        let mut out = Vec::new();
+        for &h in hashes {
+            let dh = DoubleHash::new(h);
+            let cells: Vec<usize> = (0..k).map(|i| dh.index(i, array_size) as usize).collect();
+            let detected = !cells.iter().any(|&c| bdbf[c] < running_counter);
+            if iteration % iteration_threshold == 0 {
+                running_counter = (running_counter + 1) % local_threshold;
+                if running_counter == 0 {
+                    for cell in bdbf.iter_mut() {
+                        if *cell <= local_threshold {
+                            *cell = 0;
+                        } else {
+                            *cell -= local_threshold;
+                        }
+                    }
+                }
+            }
+            for &c in &cells {
+                bdbf[c] = window / iteration_threshold + running_counter + 1;
+            }
+            iteration += 1;
+            out.push(detected);
+        }
+        out
+    }
+
+    #[test]
+    fn running_counter_reproduces_the_authors_code_verdict_by_verdict() {
+        let p = |window| BDbfParams {
+            window,
+            schedule: Schedule::RunningCounter,
+            ..BDbfParams::default()
+        };
+        // d = 2, 4, 4, 11; streams long enough for several wraps of the running counter.
+        for (budget, window, universe) in [
+            (10_000u64, 6000u64, 20_000u64),
+            (100_000, 6000, 50_000),
+            (3_000, 500, 4_000),
+            (1_000_000, 6000, 1 << 20),
+        ] {
+            let hashes: Vec<u64> = (0..60_000u64)
+                .map(|i| hash_key(mix64(i ^ budget) % universe, 4))
+                .collect();
+            let want = authors_bdbf(budget, window, &hashes);
+            let mut f = BDbf::new(budget, &p(window), 0).unwrap();
+            let got: Vec<bool> = hashes.iter().map(|&h| f.step(h)).collect();
+            assert_eq!(got, want, "budget {budget}, window {window}");
+            // The arrivals while the running counter is 0 (the first, then T of every T·Th:
+            // it wraps at arrival (Th − 1)·T, after that arrival's lookup) are all DUPLICATE,
+            // whatever the element.
+            let l = running_counter_layout(budget, window).unwrap();
+            assert!(got[0]);
+            let start = ((l.threshold - 1) * l.period + 1) as usize;
+            let end = (l.threshold * l.period) as usize;
+            if end < got.len() {
+                assert!(got[start..=end].iter().all(|&x| x), "budget {budget}");
+            }
+        }
     }
 
     #[test]
@@ -487,6 +870,7 @@ mod tests {
                 cell_bits: 4,
                 blocks: Some(blocks),
                 k: Some(1),
+                schedule: Schedule::Blocks,
             };
             let mut f = BDbf::new(words * 64, &p, 0).unwrap();
             let mut seen = vec![0u32; words as usize];
@@ -568,6 +952,7 @@ mod tests {
                     cell_bits: 4,
                     blocks: None,
                     k: Some(3),
+                    schedule: Schedule::Blocks,
                 },
                 40_000u64,
             ),
@@ -578,6 +963,7 @@ mod tests {
                     cell_bits: 2,
                     blocks: None,
                     k: None,
+                    schedule: Schedule::Blocks,
                 },
                 40_000,
             ),
@@ -588,6 +974,7 @@ mod tests {
                     cell_bits: 8,
                     blocks: Some(7),
                     k: Some(2),
+                    schedule: Schedule::Blocks,
                 },
                 40_000,
             ),
@@ -598,6 +985,7 @@ mod tests {
                     cell_bits: 2,
                     blocks: Some(1000),
                     k: Some(4),
+                    schedule: Schedule::Blocks,
                 },
                 40_000,
             ),
@@ -622,6 +1010,7 @@ mod tests {
             cell_bits: 4,
             blocks: Some(9),
             k: Some(3),
+            schedule: Schedule::Blocks,
         };
         let (w, b) = (p.window, 9u64);
         let mut tested = 0;
@@ -695,12 +1084,14 @@ mod tests {
                 cell_bits: 2,
                 blocks: None,
                 k: Some(3),
+                schedule: Schedule::Blocks,
             },
             BDbfParams {
                 window: 1 << 20,
                 cell_bits: 16,
                 blocks: Some(1 << 10),
                 k: None,
+                schedule: Schedule::Blocks,
             },
         ];
         for e in 10..=32 {

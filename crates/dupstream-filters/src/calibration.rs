@@ -160,7 +160,11 @@ pub fn cells_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
         FilterSpec::Bsbf(p) => 2.0 * f64::from(p.k),
         FilterSpec::Rlbsbf(p) => 2.0 * f64::from(p.k),
         FilterSpec::Bsbfsd(p) => f64::from(p.k) + 1.0,
-        FilterSpec::A2(p) => 2.0 * f64::from(crate::a2::hashes_for(p.fpr)),
+        FilterSpec::A2(p) => 2.0 * f64::from(p.hashes()),
+        // The QHT paper's running counter: its k probes and k writes, no sweep.
+        FilterSpec::BDbf(p) if p.schedule == crate::bdbf::Schedule::RunningCounter => {
+            crate::bdbf::running_counter_layout(m, p.window).map_or(1.0, |l| f64::from(l.k))
+        }
         FilterSpec::BDbf(p) => {
             let k =
                 p.k.unwrap_or_else(|| crate::bdbf::default_k(m / u64::from(p.cell_bits), p.window));

@@ -32,9 +32,11 @@
 //!   (default) is option 3, the QHT's, with `2^f − 1` equiprobable values.
 //!   [`ZeroFingerprint::Increment`] is option 2, which §3.2 says Fan et al.'s implementation
 //!   uses (`tag += (tag == 0)`): value 1 then has probability `2/2^f`. The default was chosen
-//!   *because* it matches Table 4 (the QHT paper does not say which option it ran): with `f = 3`, `b = 1`, a saturated filter measured FPR ≈ 28.2–28.8 %
-//!   with option 3 and ≈ 30–30.6 % with option 2; Table 4 reports 27.8–28.6 %, tending to
-//!   28.5 % as the filter saturates.
+//!   *because* it matches Table 4 (the QHT paper does not say which option it ran): with `f = 3`,
+//!   `b = 1` and the other defaults, a saturated filter measured FPR ≈ 28.2–28.8 % with option
+//!   3 and ≈ 30–30.6 % with option 2; Table 4 reports 27.8–28.6 %, tending to 28.5 % as the
+//!   filter saturates. The authors' code turned out to use option 2 (below), which gives the
+//!   printed rates together with their table size and duplicate insertion.
 //! - **Duplicates.** Algorithm 1 of the QHT paper does not insert a detected duplicate;
 //!   §5.1 says a cuckoo filter would insert it anyway ("following \[9\]'s example"). The QHT
 //!   paper does not say which its benchmark did; `insert_duplicates = false` (default) mirrors
@@ -56,6 +58,16 @@
 //!   a few dozen to a few hundred kicks; only the period and the remainder are run (`relocate_periodic`), with the
 //!   same table and verdicts. [`StreamingCuckoo::kicks`] still counts 500.
 //! - **§6.1 values.** "cells containing 1 element of 3 bits each": `b = 1`, `f = 3`.
+//! - **The QHT authors' table size (an option).** The benchmark code of Géraud et al.
+//!   (github.com/mariuslp/duplicate_sliding_benchmark, commit 4d600e2, the code its README says
+//!   ran the QHT paper's benchmark, `src/filter_cuckoo.cpp` line 14) sizes the table as if an
+//!   entry took `2^f` bits: `2^⌊log2(M/(b·2^f))⌋` buckets ([`CuckooBuckets::PowerOfTwo2f`]),
+//!   2^19 at 8·10^6 bits where the budget holds 2.67 million. The same code takes option 2 for
+//!   fingerprint 0 (`fingerprint + (fingerprint == 0)`, line 40), inserts every element,
+//!   duplicates included (lines 95–106), and stops after 50 relocations
+//!   (`src/include/filter_cuckoo.h` line 44): `zero_fingerprint = "increment"`,
+//!   `insert_duplicates = true`, `max_num_kicks = 50`. With all four, the experiment's
+//!   `memory` stays the paper's nominal `M`, and the filter uses `3·2^19` bits of it.
 
 use crate::bits::PackedArray;
 use crate::error::{Error, Result, ensure, words_for_bits};
@@ -81,6 +93,28 @@ pub enum CuckooBuckets {
     Fill,
     /// The largest power of two `≤ M/(b·f)`, alternate bucket `i XOR c(fp)` as in Fan et al.
     PowerOfTwo,
+    /// The largest power of two `≤ M/(b·2^f)`, alternate bucket `i XOR c(fp)`: the table of the
+    /// QHT paper's benchmark code, sized as if an entry took `2^f` bits
+    /// (`src/filter_cuckoo.cpp` line 14 at commit 4d600e2 of
+    /// github.com/mariuslp/duplicate_sliding_benchmark). Uses `n_b·b·f` bits of the budget.
+    #[cfg_attr(feature = "serde", serde(rename = "power_of_two_2f"))]
+    PowerOfTwo2f,
+}
+
+impl CuckooBuckets {
+    /// The name used in experiment files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fill => "fill",
+            Self::PowerOfTwo => "power_of_two",
+            Self::PowerOfTwo2f => "power_of_two_2f",
+        }
+    }
+
+    /// Whether the bucket count is a power of two (alternate bucket by XOR).
+    fn pow2(self) -> bool {
+        self != Self::Fill
+    }
 }
 
 /// How a fingerprint that would be 0 (the empty marker) is remapped (QHT paper §3.2).
@@ -160,14 +194,19 @@ fn validate(p: &CuckooParams) -> Result<()> {
     Ok(())
 }
 
-/// `n_b = ⌊M/(b·f)⌋`, or the largest power of two below it, the number of buckets.
+/// `n_b = ⌊M/(b·f)⌋`, or the largest power of two below it, or the largest power of two below
+/// `M/(b·2^f)` ([`CuckooBuckets`]), the number of buckets.
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for `f` or `b` out of range, [`Error::BudgetTooSmall`] when not
 /// even one bucket fits.
 pub fn buckets_for(budget_bits: u64, params: &CuckooParams) -> Result<u64> {
     validate(params)?;
-    let bucket_bits = u64::from(params.b) * u64::from(params.f);
+    let bucket_bits = u64::from(params.b)
+        * match params.buckets {
+            CuckooBuckets::PowerOfTwo2f => 1u64 << params.f,
+            _ => u64::from(params.f),
+        };
     let n = budget_bits / bucket_bits;
     if n == 0 {
         return Err(Error::BudgetTooSmall {
@@ -178,7 +217,7 @@ pub fn buckets_for(budget_bits: u64, params: &CuckooParams) -> Result<u64> {
     }
     Ok(match params.buckets {
         CuckooBuckets::Fill => n,
-        CuckooBuckets::PowerOfTwo => 1 << n.ilog2(),
+        CuckooBuckets::PowerOfTwo | CuckooBuckets::PowerOfTwo2f => 1 << n.ilog2(),
     })
 }
 
@@ -696,11 +735,7 @@ impl StreamingCuckoo {
             kicks: 0,
             skipped: 0,
             rng: filter_rng(seed, 0),
-            alt: Alt::new(
-                buckets,
-                params.buckets == CuckooBuckets::PowerOfTwo,
-                params.f,
-            ),
+            alt: Alt::new(buckets, params.buckets.pow2(), params.f),
             snapshot,
         })
     }
@@ -869,13 +904,7 @@ impl DuplicateFilter for StreamingCuckoo {
                 },
             ),
             crate::Param::new("insert_duplicates", p.insert_duplicates),
-            crate::Param::new(
-                "buckets_rule",
-                match p.buckets {
-                    CuckooBuckets::Fill => "fill",
-                    CuckooBuckets::PowerOfTwo => "power_of_two",
-                },
-            ),
+            crate::Param::new("buckets_rule", p.buckets.as_str()),
             crate::Param::new("buckets", self.alt.buckets),
         ]
     }
@@ -1119,10 +1148,50 @@ mod tests {
     }
 
     #[test]
+    fn the_authors_table_size() {
+        // filter_cuckoo.cpp line 14: 2^floor(log2(M / (b · 2^f))) cells.
+        let p = |b, f| CuckooParams {
+            b,
+            f,
+            buckets: CuckooBuckets::PowerOfTwo2f,
+            ..Default::default()
+        };
+        for (budget, b, f, want) in [
+            (8_000_000u64, 1, 3, 1u64 << 19), // 10^6 -> 2^19 (against 2,666,666 filling)
+            (1_000_000, 1, 3, 1 << 16),       // 125,000
+            (100_000, 1, 3, 1 << 13),         // 12,500
+            (10_000, 1, 3, 1 << 10),          // 1,250
+            (4_096, 4, 8, 4),                 // 4096 / 1024
+            (8, 1, 3, 1),
+        ] {
+            assert_eq!(
+                buckets_for(budget, &p(b, f)).unwrap(),
+                want,
+                "{budget} {b} {f}"
+            );
+            assert_eq!(
+                memory_bits_for(budget, &p(b, f)).unwrap(),
+                want * u64::from(b * f)
+            );
+        }
+        assert!(matches!(
+            buckets_for(7, &p(1, 3)),
+            Err(Error::BudgetTooSmall { needed_bits: 8, .. })
+        ));
+        let f = StreamingCuckoo::new(8_000_000, &p(1, 3), 0).unwrap();
+        assert!(
+            f.params()
+                .contains(&crate::Param::new("buckets_rule", "power_of_two_2f"))
+        );
+    }
+
+    #[test]
     fn alt_is_an_involution() {
         for (buckets, n) in [
             (CuckooBuckets::Fill, 1001),
             (CuckooBuckets::PowerOfTwo, 512),
+            // 3003 / (1 · 2^3) = 375: 256 buckets.
+            (CuckooBuckets::PowerOfTwo2f, 256),
         ] {
             let p = CuckooParams {
                 buckets,
