@@ -77,16 +77,23 @@ reproduce-all scale="1": build
     just reproduce-fpsbf
     just reproduce-qht {{scale}}
 
-# The leaderboard (issue #14): every structure at equal memory, both truths (LEADERBOARD.md).
-# The NASA workload is skipped, visibly, when ../shared/data/nasa-http-1995-08-01.tsv is absent.
+# The leaderboard: every structure at equal memory, tuned on a held-out seed, on two tracks
+# (since-start and windowed), each file at its own [run] scale unless `scale` is given; then
+# LEADERBOARD.md from the latest results (the NASA replay is skipped without its data).
 [group('reproduce')]
-leaderboard scale="16": build
+leaderboard scale="": build
     for f in experiments/leaderboard/*.toml; do \
-        if [ "$(basename "$f")" = nasa.toml ] && [ ! -f ../shared/data/nasa-http-1995-08-01.tsv ]; then \
+        if [ "$(basename "$f")" = since-nasa.toml ] && [ ! -f ../shared/data/nasa-http-1995-08-01.tsv ]; then \
             echo "SKIPPED: $f (../shared/data/nasa-http-1995-08-01.tsv not found)"; continue; \
         fi; \
-        {{bin}} run "$f" --scale {{scale}} {{threads}}; \
+        {{bin}} run "$f" {{ if scale == "" { "" } else { "--scale " + scale } }} --quiet {{threads}}; \
     done
+    just leaderboard-doc
+
+# LEADERBOARD.md from the latest leaderboard results under results/ (a test checks it).
+[group('reproduce')]
+leaderboard-doc: build
+    {{bin}} leaderboard results --prefix leaderboard- --out LEADERBOARD.md
 
 # Run any experiment file, e.g. `just run experiments/bera-journal/table8.toml 16`.
 [group('reproduce')]

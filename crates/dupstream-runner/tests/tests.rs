@@ -9,6 +9,7 @@ mod configs;
 mod custom;
 mod deps;
 mod golden;
+mod leaderboard;
 mod outputs;
 mod properties;
 mod readme;

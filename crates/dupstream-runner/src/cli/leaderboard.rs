@@ -39,8 +39,9 @@ pub struct LeaderboardArgs {
     json: bool,
 }
 
-/// The latest results directory (by `started_unix`, then name) of each experiment and scale.
-fn latest(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
+/// The latest results directory (by `started_unix`, then name) of each experiment and scale,
+/// with its experiment's name.
+fn latest(dirs: Vec<PathBuf>) -> Vec<(String, PathBuf)> {
     let key = |d: &Path| -> (String, u64, u64, PathBuf) {
         let m: Value = crate::record::read_json(&d.join("manifest.json")).unwrap_or(Value::Null);
         (
@@ -52,11 +53,11 @@ fn latest(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
     };
     let mut keyed: Vec<_> = dirs.iter().map(|d| key(d)).collect();
     keyed.sort();
-    let mut out: Vec<PathBuf> = Vec::new();
+    let mut out = Vec::new();
     for (i, k) in keyed.iter().enumerate() {
         let newer = keyed.get(i + 1).is_some_and(|n| n.0 == k.0 && n.1 == k.1);
         if !newer {
-            out.push(k.3.clone());
+            out.push((k.0.clone(), k.3.clone()));
         }
     }
     out
@@ -83,17 +84,13 @@ pub fn run(args: LeaderboardArgs, registry: &Registry) -> Result<()> {
         found.extend(results_dirs(d)?);
     }
     let mut all: Vec<(String, Board)> = Vec::new();
-    for path in latest(found) {
+    for (name, path) in latest(found) {
+        if args.prefix.as_ref().is_some_and(|p| !name.starts_with(p)) {
+            continue;
+        }
         let dir = ResultsDir::existing(&path);
         let (exp, rows) =
             report::load(&dir, registry).with_context(|| format!("reading {}", path.display()))?;
-        if args
-            .prefix
-            .as_ref()
-            .is_some_and(|p| !exp.name.starts_with(p))
-        {
-            continue;
-        }
         let shown = path.display().to_string().replace('\\', "/");
         all.extend(boards(&exp, &rows).into_iter().map(|b| (shown.clone(), b)));
     }

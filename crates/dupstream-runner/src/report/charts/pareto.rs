@@ -59,6 +59,31 @@ pub fn error(r: &RawRow, metric: ErrorMetric) -> Option<f64> {
     Some(v * 100.0)
 }
 
+/// Whether the error is scored against the windowed truth.
+fn windowed(metric: ErrorMetric) -> bool {
+    matches!(
+        metric,
+        ErrorMetric::WindowFpr | ErrorMetric::WindowFnr | ErrorMetric::WindowSum
+    )
+}
+
+/// The sliding-window lower bound as a curve `(bits per window element, ε in %)` for ε from
+/// 0.001 % to 50 %: Naor & Yogev's `log₂(1/ε) + max(log₂(1/λ), log₂ log₂(1/ε))` bits per
+/// window element at slack `λ = 1` (a structure may answer either way for keys between `W`
+/// and `2W` back), the weakest form, below which no structure without false negatives can
+/// reach a false positive probability `ε` (`dupstream_filters::theory`).
+pub fn window_bound() -> Vec<(f64, f64)> {
+    const W: u64 = 1 << 20;
+    (0..=60)
+        .map(|i| {
+            let eps = 1e-5 * (0.5f64 / 1e-5).powf(f64::from(i) / 60.0);
+            let bits =
+                dupstream_filters::theory::sliding_window_lower_bound_bits_with_slack(W, eps, 1.0);
+            (bits / W as f64, eps * 100.0)
+        })
+        .collect()
+}
+
 fn metric_name(metric: ErrorMetric) -> &'static str {
     match metric {
         ErrorMetric::Fpr => "FPR",
@@ -97,7 +122,12 @@ pub fn points(
         let (Some(e), true) = (error(r, metric), r.unseen > 0) else {
             continue;
         };
-        let bpd = r.memory_bits_used as f64 / r.unseen as f64;
+        // Memory per distinct element since the start; per window element on a windowed
+        // error (the sliding-window question's unit).
+        let bpd = match (windowed(metric), r.window) {
+            (true, Some(w)) => r.memory_bits_used as f64 / w.max(1) as f64,
+            _ => r.memory_bits_used as f64 / r.unseen as f64,
+        };
         let key = (r.config().to_string(), r.memory_nominal_bits);
         let v = (bpd, e, ns.get(&r.cell).copied());
         match acc.iter_mut().find(|(k, _)| *k == key) {
@@ -218,12 +248,32 @@ pub fn draw(t: Target<'_>, finals: &[&RawRow], metric: ErrorMetric) -> Result<Ve
         }
         let xy = |p: &Point, x: f64| (p.label.clone(), p.structure.clone(), x, p.error_pct);
         let by_memory: Vec<Xy> = pts.iter().map(|p| xy(p, p.bits_per_distinct)).collect();
-        let memory = panel(
+        let on_window = windowed(metric) && rows.iter().any(|r| r.window.is_some());
+        let mut memory = panel(
             &by_memory,
             format!("{name} vs memory"),
-            "bits per distinct element",
+            if on_window {
+                "bits per window element"
+            } else {
+                "bits per distinct element"
+            },
             &y_desc,
         );
+        if on_window && metric != ErrorMetric::WindowFnr {
+            // The bound within the points' ranges only, so that it does not stretch the axes.
+            let (lo, hi) = by_memory
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.2), b.max(p.2)));
+            let floor = by_memory
+                .iter()
+                .map(|p| p.3)
+                .filter(|y| *y > 0.0)
+                .fold(f64::MAX, f64::min);
+            memory.bound = window_bound()
+                .into_iter()
+                .filter(|p| p.0 >= lo && p.0 <= hi && p.1 >= floor)
+                .collect();
+        }
         written.extend(t.render(&["pareto", &gi.to_string()], stream, rows, vec![memory])?);
         let by_time: Vec<Xy> = pts
             .iter()
@@ -271,6 +321,17 @@ mod tests {
             vec![(1.0, 5.0)],
             "a tie is one point"
         );
+    }
+
+    #[test]
+    fn the_window_bound_is_naor_and_yogev_s_at_slack_w() {
+        let b = window_bound();
+        assert_eq!(b.len(), 61);
+        // ε = 50 %: log2(2) = 1 bit, log2 log2 2 = 0; ε = 1e-5: 16.61 + 4.05 bits.
+        assert!((b[60].0 - 1.0).abs() < 1e-9 && (b[60].1 - 50.0).abs() < 1e-9);
+        let l = (1e5f64).log2();
+        assert!((b[0].0 - (l + l.log2())).abs() < 1e-9, "{:?}", b[0]);
+        assert!(b.windows(2).all(|w| w[0].0 > w[1].0 && w[0].1 < w[1].1));
     }
 
     #[test]

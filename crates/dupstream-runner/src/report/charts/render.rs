@@ -113,6 +113,8 @@ pub struct Panel {
     /// Fronts of parts of the panel (a structure's own front over its settings): each drawn
     /// as a dotted staircase in the colour of the series whose label it names.
     pub fronts: Vec<(String, Vec<(f64, f64)>)>,
+    /// A lower bound, drawn as a thin black line (the sliding-window space bound).
+    pub bound: Vec<(f64, f64)>,
 }
 
 impl Panel {
@@ -217,6 +219,7 @@ struct Legend {
     paper: bool,
     front: bool,
     fronts: bool,
+    bound: bool,
     zeros: bool,
 }
 
@@ -240,6 +243,7 @@ impl Legend {
             paper: panels.iter().any(|p| !p.markers.is_empty()),
             front: panels.iter().any(|p| !p.front.is_empty()),
             fronts: panels.iter().any(|p| !p.fronts.is_empty()),
+            bound: panels.iter().any(|p| !p.bound.is_empty()),
             zeros: panels.iter().any(|p| {
                 p.is_log_y()
                     && p.series
@@ -284,6 +288,12 @@ impl Legend {
                 "a structure's front over its settings (its colour)".into(),
             ));
         }
+        if self.bound {
+            out.push((
+                Sample::Bound,
+                "lower bound at FNR 0 (Naor & Yogev, slack W)".into(),
+            ));
+        }
         if self.zeros {
             out.push((Sample::Zero, "0, drawn on the log axis's floor".into()));
         }
@@ -324,6 +334,7 @@ enum Sample {
     Paper,
     Front,
     StructureFront,
+    Bound,
     Zero,
 }
 
@@ -790,6 +801,14 @@ where
         let style = color.mix(0.9).stroke_width(px.u(2.5));
         draw_staircase(&mut chart, front, tx, ya, (px.i(2.0), px.i(3.0)), style)?;
     }
+    if p.bound.len() > 1 {
+        chart
+            .draw_series(LineSeries::new(
+                p.bound.iter().map(|&(x, y)| (tx(x), ya.ty(y))),
+                BLACK.stroke_width(px.u(1.0)),
+            ))
+            .map_err(err)?;
+    }
     if !p.front.is_empty() {
         let style = BLACK.mix(0.7).stroke_width(px.u(1.5));
         draw_staircase(&mut chart, &p.front, tx, ya, (px.i(6.0), px.i(4.0)), style)?;
@@ -883,6 +902,13 @@ where
                         px.i(2.0),
                         px.i(3.0),
                         BLACK.mix(0.6).stroke_width(px.u(2.5)),
+                    ))
+                    .map_err(err)?;
+                }
+                Sample::Bound => {
+                    area.draw(&PathElement::new(
+                        vec![(sx, sy), (px.i(x + SAMPLE_W), sy)],
+                        BLACK.stroke_width(px.u(1.0)),
                     ))
                     .map_err(err)?;
                 }
