@@ -292,7 +292,6 @@ crate::structure::impl_structure!(ExactWindow {
     fn scaled_params(params: &ExactWindowParams, factor: u64) -> ExactWindowParams {
         ExactWindowParams {
             window: params.window.map(|w| crate::structure::scaled_count(w, factor)),
-            ..params.clone()
         }
     }
 );
