@@ -188,9 +188,10 @@ fn board(
     scored: &[u64],
     cells: &[&Vec<&RawRow>],
 ) -> Board {
-    // structure → memory → config → seed → (fpr, fnr)
+    // structure → memory → [(config, setting, seed → (fpr, fnr))]
     type PerSeed = BTreeMap<u64, (f64, f64)>;
-    let mut tree: BTreeMap<String, BTreeMap<u64, Vec<(String, String, PerSeed)>>> = BTreeMap::new();
+    type Configs = Vec<(String, String, PerSeed)>;
+    let mut tree: BTreeMap<String, BTreeMap<u64, Configs>> = BTreeMap::new();
     let mut first: Vec<String> = Vec::new();
     let mut n = 0;
     let mut budget: BTreeMap<u64, (String, u64)> = BTreeMap::new();
