@@ -5,6 +5,7 @@
 mod check;
 mod compare;
 mod completions;
+mod docs;
 mod estimate;
 mod list;
 mod merge;
@@ -30,7 +31,7 @@ macro_rules! run_examples {
         "  dupstream run experiments/bera-journal/table7.toml --scale 64
       Bera et al. Table 7 at 1/64 of the paper's stream length and memory (about a minute)
   dupstream run experiments/bera-journal/table7.toml
-      the same at full scale: 20 runs over 10^9 elements
+      the same at full scale: every cell over 10^9 elements
   dupstream run my.toml --threads 2 --out results/mine
   dupstream run my.toml --resume            continue an interrupted run
 "
@@ -131,6 +132,10 @@ enum Command {
     /// links to the CSVs), or in every results directory under a root plus an index over them.
     #[command(after_help = report::REPORT_EXAMPLES)]
     Report(report::ReportArgs),
+    /// Check (--check) or rewrite (--write) the generated blocks of the reference documents
+    /// from the committed results and the experiments' paper values.
+    #[command(after_help = docs::DOCS_EXAMPLES)]
+    Docs(docs::DocsArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell) on stdout.
     #[command(after_help = completions::COMPLETIONS_EXAMPLES)]
     Completions(completions::CompletionsArgs),
@@ -235,6 +240,7 @@ fn dispatch(command: Command, registry: &Registry) -> Result<()> {
         Command::Estimate(args) => estimate::run(args, registry),
         Command::Timing(args) => timing::run(args, registry),
         Command::Report(args) => report::run(args, registry),
+        Command::Docs(args) => docs::run(args),
         Command::Completions(args) => completions::run(args),
     }
 }
