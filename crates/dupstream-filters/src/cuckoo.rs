@@ -45,9 +45,7 @@
 //!   QHT (one bucket), i.e. about 2.18 µs of relocations. A saturated filter relocates on
 //!   about 75 % of the elements (those not matching their two buckets), 500 times each, about
 //!   375 kicks per element ([`kicks_per_element`]): 5.8 ns per kick, the cost of a dependent
-//!   read-modify-write in cache (ours: 1.7 ns at 64 Kbit linked, 3.0 ns at 384 Kbit linked,
-//!   4.1 ns at 1 Mbit in bytes, `benches/roofline.rs`). A
-//!   limit of 50 would put their kick at 58 ns, slower than their SBF's cost per cell, random
+//!   read-modify-write in cache (ours: `benches/roofline.rs`). A limit of 50 would put their kick at 58 ns, slower than their SBF's cost per cell, random
 //!   draw included ((1.578 − 0.288) µs / 40 cells = 32 ns).
 //! - **Layout.** Small `b = 1` tables of `f ≤ 8` bits keep each entry's other bucket beside
 //!   it (linked, up to 2^17 cells), larger ones one cell per byte (up to 2^19; `Table`): the
