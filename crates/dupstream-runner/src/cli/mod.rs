@@ -20,7 +20,7 @@ use crate::distribute::Stopped;
 use crate::execute::Interrupted;
 use crate::plan::{ConfigError, Registry};
 use crate::record::Locked;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -247,23 +247,5 @@ fn dispatch(command: Command, registry: &Registry) -> Result<()> {
 
 /// Every `*.toml` under `path` (or `path` itself when it is a file), sorted.
 fn experiment_files(path: &Path) -> Result<Vec<PathBuf>> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-        for e in std::fs::read_dir(dir)? {
-            let p = e?.path();
-            if p.is_dir() {
-                walk(&p, out)?;
-            } else if p.extension().is_some_and(|x| x == "toml") {
-                out.push(p);
-            }
-        }
-        Ok(())
-    }
-    let mut out = Vec::new();
-    if path.is_file() {
-        out.push(path.to_path_buf());
-    } else {
-        walk(path, &mut out).with_context(|| format!("reading {}", path.display()))?;
-    }
-    out.sort();
-    Ok(out)
+    crate::plan::experiment_files(path)
 }

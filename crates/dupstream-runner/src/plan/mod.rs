@@ -187,6 +187,31 @@ impl Experiment {
     }
 }
 
+/// Every `*.toml` under `path` (or `path` itself when it is a file), sorted.
+pub fn experiment_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for e in std::fs::read_dir(dir)? {
+            let p = e?.path();
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    if path.is_file() {
+        out.push(path.to_path_buf());
+    } else {
+        anyhow::Context::with_context(walk(path, &mut out), || {
+            format!("reading {}", path.display())
+        })?;
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// A stream's label for tables and charts: its nominal (unscaled) parameters without the
 /// seed, so replicates of one stream share a label.
 pub fn stream_label(spec: &StreamSpec) -> String {

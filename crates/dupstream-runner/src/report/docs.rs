@@ -113,18 +113,6 @@ fn rel(root: &Path, p: &Path) -> String {
         .join("/")
 }
 
-fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
-        let p = e?.path();
-        if p.is_dir() {
-            toml_files(&p, out)?;
-        } else if p.extension().is_some_and(|x| x == "toml") {
-            out.push(p);
-        }
-    }
-    Ok(())
-}
-
 /// The rows of the CSV `file` whose `table` column is `table`.
 fn paper_values(file: &Path, table: &str) -> usize {
     let Ok(mut r) = csv::Reader::from_path(file) else {
@@ -173,10 +161,7 @@ impl Catalogue {
     /// Reads the experiment files under `root/experiments`, `root/results/canonical.toml`
     /// and the canonical runs.
     pub fn load(root: &Path) -> Result<Self> {
-        let mut files = Vec::new();
-        toml_files(&root.join("experiments"), &mut files)?;
-        files.sort();
-        let experiments = files
+        let experiments = crate::plan::experiment_files(&root.join("experiments"))?
             .iter()
             .map(|f| experiment_file(root, f))
             .collect::<Result<Vec<_>>>()?;
@@ -356,11 +341,10 @@ impl Catalogue {
             let m = &run.manifest;
             let _ = writeln!(
                 out,
-                "| `{}` | {} | [{}]({up}{}) | {} | {} | {} | {} | {} | {} |",
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |",
                 e.path,
                 e.paper_values,
-                run_name(run),
-                run.dir,
+                link(run, up),
                 text(&m["scale"]),
                 run.tolerance.map_or("—".into(), |(ok, of)| ratio(ok, of)),
                 secs(m["wall_secs_total"].as_f64()),
@@ -394,12 +378,11 @@ impl Catalogue {
             };
             let _ = writeln!(
                 out,
-                "| [{}]({up}{}) | {} | {} | {} | {} | {} | {ratio} | {} | {} | {} |",
-                run_name(run),
-                run.dir,
+                "| {} | {} | {} | {} | {} | {} | {ratio} | {} | {} | {} |",
+                link(run, up),
                 text(&m["scale"]),
                 text(&m["threads"]),
-                m["cells"].as_array().map_or(0, Vec::len),
+                cells(m),
                 secs(wall),
                 secs(est),
                 bytes(m["peak_rss_bytes"].as_u64()),
@@ -420,11 +403,10 @@ impl Catalogue {
             let m = &run.manifest;
             let _ = writeln!(
                 out,
-                "| {experiment} | [{}]({up}{}) | {} | {} | {} | {} | {} |",
-                run_name(run),
-                run.dir,
+                "| {experiment} | {} | {} | {} | {} | {} | {} |",
+                link(run, up),
                 text(&m["scale"]),
-                m["cells"].as_array().map_or(0, Vec::len),
+                cells(m),
                 run.tolerance.map_or("—".into(), |(ok, of)| ratio(ok, of)),
                 text(&m["git_revision"]),
                 date(m)
@@ -546,6 +528,16 @@ fn paper_name(dir: &str) -> String {
     .to_string()
 }
 
+/// A Markdown link to the run's directory, named by its directory name, from a document
+/// `up` levels below the root.
+fn link(run: &Run, up: &str) -> String {
+    format!("[{}]({up}{})", run_name(run), run.dir)
+}
+
+fn cells(m: &Value) -> usize {
+    m["cells"].as_array().map_or(0, Vec::len)
+}
+
 /// The run's directory name (`2026-11-24-vm-090024e`).
 fn run_name(run: &Run) -> &str {
     run.dir
@@ -556,10 +548,10 @@ fn run_name(run: &Run) -> &str {
 }
 
 fn run_facts(m: &Value) -> String {
-    let cells = m["cells"].as_array().map_or(0, Vec::len);
     format!(
-        "scale {}, {cells} cells, {} thread{}, revision {}, {}",
+        "scale {}, {} cells, {} thread{}, revision {}, {}",
         text(&m["scale"]),
+        cells(m),
         text(&m["threads"]),
         if m["threads"].as_u64() == Some(1) {
             ""
@@ -629,20 +621,9 @@ pub fn bytes(b: Option<u64>) -> String {
 
 /// The run's start date (UTC), from `started_unix`.
 fn date(m: &Value) -> String {
-    let Some(t) = m["started_unix"].as_i64() else {
-        return "—".into();
-    };
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = t.div_euclid(86_400) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    m["started_unix"]
+        .as_i64()
+        .map_or("—".into(), crate::record::probe::date_of)
 }
 
 #[cfg(test)]
