@@ -366,9 +366,9 @@ impl Catalogue {
             machines.join("; ")
         );
         out.push_str(
-            "| run | scale | threads | cells | wall time | estimated | measured / estimated | peak memory | estimated peak | load at start |\n|---|---|---|---|---|---|---|---|---|---|\n",
+            "| experiment | run | scale | threads | cells | wall time | estimated | measured / estimated | peak memory | estimated peak | load at start |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
         );
-        for run in self.runs.values() {
+        for (experiment, run) in &self.runs {
             let m = &run.manifest;
             let wall = m["wall_secs_total"].as_f64();
             let est = m["estimated_secs"].as_f64();
@@ -378,7 +378,7 @@ impl Catalogue {
             };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {ratio} | {} | {} | {} |",
+                "| {experiment} | {} | {} | {} | {} | {} | {} | {ratio} | {} | {} | {} |",
                 link(run, up),
                 text(&m["scale"]),
                 text(&m["threads"]),
