@@ -229,22 +229,21 @@ impl Catalogue {
     /// The text of the block `name` in the document `doc` (relative to the root; links are
     /// made relative to it), without the markers, ending in a newline.
     pub fn block(&self, name: &str, doc: &str) -> Result<String> {
-        let up = "../".repeat(doc.matches('/').count());
         let (kind, arg) = name.split_once(' ').unwrap_or((name, ""));
         match (kind, arg) {
-            ("table", e) if !e.is_empty() => self.table(e, &up),
-            ("run", e) if !e.is_empty() => Ok(self.run_paragraph(self.run(e)?, &up)),
+            ("table", e) if !e.is_empty() => self.table(e, doc),
+            ("run", e) if !e.is_empty() => Ok(self.run_paragraph(self.run(e)?, doc)),
             ("papers", "") => Ok(self.papers()),
-            ("catalogue", "") => Ok(self.catalogue(&up)),
-            ("timing", "") => Ok(self.timing(&up)),
-            ("results-index", "") => Ok(self.results_index(&up)),
+            ("catalogue", "") => Ok(self.catalogue(doc)),
+            ("timing", "") => Ok(self.timing(doc)),
+            ("results-index", "") => Ok(self.results_index(doc)),
             _ => bail!(
                 "unknown generated block `{name}` (known: table EXPERIMENT, run EXPERIMENT, papers, catalogue, timing, results-index)"
             ),
         }
     }
 
-    fn table(&self, experiment: &str, up: &str) -> Result<String> {
+    fn table(&self, experiment: &str, doc: &str) -> Result<String> {
         let run = self.run(experiment)?;
         let path = self.root.join(&run.dir).join("table.md");
         let md = std::fs::read_to_string(&path)
@@ -256,7 +255,8 @@ impl Catalogue {
             .or_else(|| lines.iter().position(|l| l.starts_with('|')))
             .with_context(|| format!("{}: no table", path.display()))?;
         let mut out = format!(
-            "From [`{dir}table.md`]({up}{dir}table.md):\n\n",
+            "From [`{dir}table.md`]({}):\n\n",
+            href(doc, &format!("{}table.md", run.dir)),
             dir = run.dir
         );
         for l in &lines[from..] {
@@ -266,10 +266,11 @@ impl Catalogue {
         Ok(out)
     }
 
-    fn run_paragraph(&self, run: &Run, up: &str) -> String {
+    fn run_paragraph(&self, run: &Run, doc: &str) -> String {
         let m = &run.manifest;
         format!(
-            "[`{dir}`]({up}{dir}): {}; {} wall (estimated {}), peak memory {} (estimated {}); {}.\n",
+            "[`{dir}`]({}): {}; {} wall (estimated {}), peak memory {} (estimated {}); {}.\n",
+            href(doc, &run.dir),
             run_facts(m),
             secs(m["wall_secs_total"].as_f64()),
             secs(m["estimated_secs"].as_f64()),
@@ -325,7 +326,7 @@ impl Catalogue {
         out
     }
 
-    fn catalogue(&self, up: &str) -> String {
+    fn catalogue(&self, doc: &str) -> String {
         let mut out = String::from(
             "| experiment file | paper values | canonical run | scale | within tolerance / compared | wall time | threads | peak memory | revision |\n|---|---|---|---|---|---|---|---|---|\n",
         );
@@ -344,7 +345,7 @@ impl Catalogue {
                 "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |",
                 e.path,
                 e.paper_values,
-                link(run, up),
+                link(run, doc),
                 text(&m["scale"]),
                 run.tolerance.map_or("—".into(), |(ok, of)| ratio(ok, of)),
                 secs(m["wall_secs_total"].as_f64()),
@@ -356,7 +357,7 @@ impl Catalogue {
         out
     }
 
-    fn timing(&self, up: &str) -> String {
+    fn timing(&self, doc: &str) -> String {
         let mut machines: Vec<String> = self.runs.values().map(|r| machine(&r.manifest)).collect();
         machines.sort();
         machines.dedup();
@@ -379,7 +380,7 @@ impl Catalogue {
             let _ = writeln!(
                 out,
                 "| {experiment} | {} | {} | {} | {} | {} | {} | {ratio} | {} | {} | {} |",
-                link(run, up),
+                link(run, doc),
                 text(&m["scale"]),
                 text(&m["threads"]),
                 cells(m),
@@ -395,7 +396,7 @@ impl Catalogue {
         out
     }
 
-    fn results_index(&self, up: &str) -> String {
+    fn results_index(&self, doc: &str) -> String {
         let mut out = String::from(
             "| experiment | run | scale | cells | within tolerance / compared | revision | date |\n|---|---|---|---|---|---|---|\n",
         );
@@ -404,7 +405,7 @@ impl Catalogue {
             let _ = writeln!(
                 out,
                 "| {experiment} | {} | {} | {} | {} | {} | {} |",
-                link(run, up),
+                link(run, doc),
                 text(&m["scale"]),
                 cells(m),
                 run.tolerance.map_or("—".into(), |(ok, of)| ratio(ok, of)),
@@ -528,10 +529,19 @@ fn paper_name(dir: &str) -> String {
     .to_string()
 }
 
-/// A Markdown link to the run's directory, named by its directory name, from a document
-/// `up` levels below the root.
-fn link(run: &Run, up: &str) -> String {
-    format!("[{}]({up}{})", run_name(run), run.dir)
+/// A Markdown link to the run's directory, named by its directory name, from the document
+/// `doc`.
+fn link(run: &Run, doc: &str) -> String {
+    format!("[{}]({})", run_name(run), href(doc, &run.dir))
+}
+
+/// `target` as a relative link from the document `doc` (both relative to the root).
+fn href(doc: &str, target: &str) -> String {
+    let mut from: Vec<&str> = doc.split('/').collect();
+    from.pop();
+    let to: Vec<&str> = target.split('/').collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    "../".repeat(from.len() - common) + &to[common..].join("/")
 }
 
 fn cells(m: &Value) -> usize {
@@ -643,6 +653,9 @@ mod tests {
         assert_eq!(secs(Some(3_780.0)), "1 h 03 min");
         assert_eq!(bytes(Some(1_207_197_696)), "1.12 GiB");
         assert_eq!(bytes(Some(77_594_624)), "74.0 MiB");
+        assert_eq!(href("README.md", "results/a/b/"), "results/a/b/");
+        assert_eq!(href("docs/timing.md", "results/a/b/"), "../results/a/b/");
+        assert_eq!(href("results/README.md", "results/a/b/t.md"), "a/b/t.md");
     }
 
     fn empty() -> Catalogue {
