@@ -105,6 +105,11 @@ run file scale="1": build
 slurm file shards *args: build
     {{bin}} slurm {{file}} --shards {{shards}} {{args}}
 
+# Rewrite the generated blocks of README.md, REPRODUCTION.md, docs/ and results/README.md from the committed results (`dupstream docs --write`; `--check` is what the tests run).
+[group('docs')]
+docs: build
+    {{bin}} docs --write
+
 # The experiment catalogue.
 [group('reproduce')]
 list: build
@@ -146,10 +151,10 @@ golden:
     git --no-pager diff --stat -- crates/dupstream-runner/tests/golden crates/dupstream-filters/tests/params-fixture.txt
     git --no-pager diff -- crates/dupstream-runner/tests/golden | head -100
 
-# Speed benchmarks: ns per element per structure and memory size.
+# Speed benchmarks: the roofline (ns per element per structure and memory size, beside the limit loop; prints, writes nothing) and the streams.
 [group('bench')]
 bench:
-    cargo bench -p dupstream-filters --bench step
+    cargo bench -p dupstream-filters --bench roofline
     cargo bench -p dupstream-streams
 
 # The roofline and the structures' half of the cost model's calibration: each structure beside the limit loop touching as many cells at 64 Kbit, 1 Mbit, 8 MiB, 64 MB and 512 MB, on streams of 50 % and 90 % duplicates (ns per element, ratio); rewrites crates/dupstream-filters/src/calibration_table.rs with the machine and its load. `just roofline sbf 1mbit` filters and does not write; `just roofline draws` measures the SBF against a limit loop that draws its decrement cells as it does. 10 to 20 minutes.

@@ -53,7 +53,7 @@ use std::hint::black_box;
 #[cfg(not(target_os = "linux"))]
 use std::time::Instant;
 
-/// (name, TOML spec): `step.rs`'s set, the SBF variants the catalogue runs (the QHT paper's,
+/// (name, TOML spec): every structure at k = 2 where k applies, the SBF variants the catalogue runs (the QHT paper's,
 /// `P` from Eq. 17 with 2-bit cells; Deng & Rafiei's adjacent decrements, 1- and 2-bit cells),
 /// the BSBF family and RSBF at a second `k` (their work per `k` exceeds the limit loop's per
 /// cell: the calibration interpolates between the two), and the leaderboard's window
@@ -101,8 +101,8 @@ const STRUCTURES: &[(&str, &str)] = &[
     ("swamp", "name = \"swamp\"\nwindow = 16384"),
 ];
 
-/// Structures left out above 8 MiB: b_DBF decays a megabyte per element at 512 MB (see
-/// `step.rs`); a buffer's uncharged index would take gigabytes.
+/// Structures left out above 8 MiB: b_DBF decays a megabyte per element at 512 MB; a
+/// buffer's uncharged index would take gigabytes.
 const NOT_ABOVE_8MIB: &[&str] = &["bdbf", "lru_buffering", "fp_buffering"];
 
 /// (label, bits): 64 Kbit (in L1: the QHT paper's smallest filters, and most of a

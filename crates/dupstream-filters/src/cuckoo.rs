@@ -47,10 +47,9 @@
 //!   QHT (one bucket), i.e. about 2.18 µs of relocations. A saturated filter relocates on
 //!   about 75 % of the elements (those not matching their two buckets), 500 times each, about
 //!   375 kicks per element ([`kicks_per_element`]): 5.8 ns per kick, the cost of a dependent
-//!   read-modify-write in cache (ours: 1.7 ns at 64 Kbit linked, 3.0 ns at 384 Kbit linked,
-//!   4.1 ns at 1 Mbit in bytes, `benches/roofline.rs`). A
-//!   limit of 50 would put their kick at 58 ns, slower than their SBF's cost per cell, random
-//!   draw included ((1.578 − 0.288) µs / 40 cells = 32 ns).
+//!   read-modify-write in cache (ours: `benches/roofline.rs`). A limit of 50 would put their
+//!   kick at 58 ns, slower than their SBF's cost per cell, random draw included
+//!   ((1.578 − 0.288) µs / 40 cells = 32 ns).
 //! - **Layout.** Small `b = 1` tables of `f ≤ 8` bits keep each entry's other bucket beside
 //!   it (linked, up to 2^17 cells), larger ones one cell per byte (up to 2^19; `Table`): the
 //!   same state and verdicts, a shorter chain per relocation.
@@ -374,11 +373,8 @@ pub struct StreamingCuckoo {
 /// Largest `f` whose `c(fp)` values are tabulated (`2^f` words).
 const ALT_TABLE_MAX_F: u32 = 10;
 
-/// Most cells stored one per byte (see `Table`): 512 KiB of host memory, a core's L2 cache
-/// on the machine measured. Beyond it the packed table's smaller footprint wins: with the byte
-/// layout up to 2^26 cells, the roofline measured 71 ns per relocation at 8 MiB of state (a
-/// 22 MB byte table) against 19 and 22 ns packed (the calibrations before and after), while
-/// at 1 Mbit (333 KB of bytes) it was 5.7 ns against 6.1 ns.
+/// Most cells stored one per byte (see `Table`): 512 KiB of host memory, a core's L2 cache;
+/// beyond it the packed table's smaller footprint relocates faster (`benches/roofline.rs`).
 pub const BYTE_CELLS_MAX: u64 = 1 << 19;
 
 /// `c(fp) = reduce(mix64(fp ^ salt), n_b)`, the alternate-bucket offset.
@@ -388,9 +384,8 @@ fn alt_offset(fp: u64, buckets: u64) -> u64 {
 }
 
 /// The alternate-bucket rule of a table, and its one copy of the bucket count: with a second
-/// copy in the filter, the count loaded for `alt` had a single use and the compiler turned the
-/// branch-free `+ n_b` below back into a branch on `c < i` (a coin toss: the roofline's
-/// cuckoo row at 8 MiB went from 22 to 36 ns per element).
+/// copy in the filter the compiler turns the branch-free `+ n_b` below back into a branch on
+/// `c < i`, a coin toss (the roofline's cuckoo row shows it).
 #[derive(Debug, Clone)]
 struct Alt {
     buckets: u64,
@@ -459,7 +454,7 @@ enum Table {
 /// A `b = 1` table that keeps each entry's other bucket: `next[i] = alt(i, fps[i])` (anything
 /// for an empty entry), which is a function of the state, not state. A relocation's dependent
 /// chain is then the load of `next[i]` alone, where the other layouts load the entry, then its
-/// offset `c(fp)`, then subtract: measured 1.8 ns per kick against 3.0 for bytes in L1 and L2.
+/// offset `c(fp)`, then subtract: a shorter chain per kick in L1 and L2 (`benches/roofline.rs`).
 #[derive(Debug, Clone)]
 struct Linked {
     fps: Box<[u8]>,
@@ -786,8 +781,8 @@ impl StreamingCuckoo {
 
     #[inline(always)]
     fn contains(&self, bucket: u64, fp: u64) -> bool {
-        // A loop, not `Iterator::any`: with three layouts the compiler stopped inlining that
-        // fold, and the call cost 14 ns per element at 8 MiB (roofline, 22 -> 36 ns).
+        // A loop, not `Iterator::any`: with three layouts the compiler stops inlining that
+        // fold, and the call shows in the roofline's cuckoo row out of cache.
         let base = bucket * u64::from(self.b);
         for j in 0..u64::from(self.b) {
             if self.cells.get(base + j) == fp {

@@ -184,16 +184,10 @@ pub trait DuplicateFilter: Send {
     fn occupancy(&self) -> Occupancy;
 }
 
-/// How many elements ahead [`DuplicateFilter::step_batch`] prefetches.
-///
-/// A structure that does a few nanoseconds of work per element must ask for its lines this
-/// far ahead for them to arrive in time out of cache. Measured in the runner (one thread,
-/// uniform stream with 85 % duplicates, 128 MB), 32 against 16 elements ahead: Bloom 13.1
-/// against 17.3 ns per element, QHT 11.2 against 15.0, QHTD 11.5 against 16.3, SQF 11.9
-/// against 15.9, BSBF 16.0 against 19.0, BSBFSD 15.3 against 18.4, RLBSBF 16.3 against 19.1,
-/// RSBF 16.6 against 18.9; A2, the APBF, the cuckoo filter, FP-SBF and SWAMP within 5 %, the
-/// buffers 3–7 % slower; within 4 % either way in cache (1 Mbit). The SBF, with several times
-/// the work per element, keeps its own shorter distance (`sbf.rs`).
+/// How many elements ahead [`DuplicateFilter::step_batch`] prefetches: far enough for a
+/// structure doing a few nanoseconds of work per element to have its lines arrive out of
+/// cache (`benches/roofline.rs` measures it).
+/// The SBF, with several times the work per element, keeps its own shorter distance.
 pub const PREFETCH_DISTANCE: usize = 32;
 
 impl<F: DuplicateFilter + ?Sized> DuplicateFilter for Box<F> {

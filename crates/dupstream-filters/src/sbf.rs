@@ -70,27 +70,18 @@ use crate::hash::{DoubleHash, reduce};
 use crate::rng::{FilterRng, Rng, filter_rng};
 use crate::{DuplicateFilter, Occupancy, OccupancyKind};
 
-/// How many elements ahead `step_batch` prefetches (the crate's
-/// [`PREFETCH_DISTANCE`](crate::PREFETCH_DISTANCE) is for structures with less work per
-/// element). With `K + P` cells and `P` draws per element, 16 elements ahead already cover a
-/// miss: in the runner at 128 MB, 16 ahead took 42.6 ns per element, 24 ahead 42.8, 32 ahead
-/// 44.4 (Max 1, K 2, P 4; uniform stream, 85 % duplicates).
+/// How many elements ahead `step_batch` prefetches: with `K + P` cells and `P` draws per
+/// element, 16 already cover a miss, and more is no faster (`benches/roofline.rs`; the
+/// crate's [`PREFETCH_DISTANCE`](crate::PREFETCH_DISTANCE) is for lighter structures).
 const AHEAD: usize = 16;
 
-/// Decrement groups of more cells than this, in a filter larger than [`SPREAD_FROM_BITS`], have
-/// their prefetches spread over the decrement loop, one per cell, rather than issued at once per
-/// element: a burst of `P` prefetches left most of them without effect (dropped, or evicted
-/// before use) once `P` is large. The QHT paper's SBF (`P` = 38) took 641.9 ns per element at
-/// 8 MiB, 3.9× the loop that draws and prefetches one cell at a time (`benches/roofline.rs`,
-/// `draws`), and 374.4 ns (1.9×) spread; 1300 → 594 ns at 64 MB. `P` = 8 (Max 3): 131.8 →
-/// 114.1 ns at 8 MiB, 193.1 → 154.7 at 64 MB. With `P` = 4, spreading was slower at 512 MB in
-/// three pairs (161–176 ns against 138–162), so groups of 4 or fewer keep the burst.
+/// Decrement groups of more cells than this, in a filter larger than [`SPREAD_FROM_BITS`],
+/// issue one prefetch per cell inside the decrement loop rather than a burst per element: a
+/// large burst is mostly dropped, while 4 or fewer gain from it (`just roofline draws`).
 const SPREAD_ABOVE: usize = 4;
 
-/// Filters of at most this many bits (1 MiB, within L2) keep the burst whatever `P`: spread,
-/// the QHT paper's SBF was 5–8 % slower there against the drawing limit (64 Kbit: 2.39–2.40×
-/// against 2.16–2.27×; 1 Mbit: 2.35–2.47× against 2.27–2.32×), level at 4 and 8 Mbit, and
-/// faster from 16 Mbit (2.25–2.29× against 2.43–2.53×).
+/// Filters of at most this many bits (1 MiB, within L2) keep the burst whatever `P`:
+/// spreading pays only out of cache (`just roofline draws`).
 const SPREAD_FROM_BITS: u64 = 1 << 23;
 
 pub use crate::theory::{fp_bound, p_for_fps, stable_zero_fraction};

@@ -584,6 +584,7 @@ fn a_closed_stdout_ends_every_command_quietly() {
         vec!["list", "--json"],
         vec!["estimate", "experiments/bera-journal", "--scale", "64"],
         vec!["completions", "bash"],
+        vec!["docs", "--check"],
         vec!["compare", s(&done)],
         vec!["plot", s(&done)],
         vec!["timing", s(&done)],

@@ -63,9 +63,16 @@ fn every_file_and_recipe_the_readme_names_exists() {
     let text = readme();
     for word in text.split(|c: char| c.is_whitespace() || "`()[]".contains(c)) {
         let w = word.trim_end_matches([',', '.', ':', ';']);
-        let is_path = ["experiments/", "results/", "crates/", "scripts/", ".ci/"]
-            .iter()
-            .any(|p| w.starts_with(p))
+        let is_path = [
+            "experiments/",
+            "results/",
+            "crates/",
+            "scripts/",
+            ".ci/",
+            "docs/",
+        ]
+        .iter()
+        .any(|p| w.starts_with(p))
             || w == "REPRODUCTION.md";
         // Output directories a command creates (`--out results/theory`) are not expected to exist.
         let output_dir = w.starts_with("results/") && !w.contains('.') && !w.ends_with('/');
@@ -114,7 +121,8 @@ fn every_dupstream_subcommand_and_flag_the_readme_uses_exists() {
                 "theory",
                 "timing",
                 "completions",
-                "report"
+                "report",
+                "docs"
             ]
             .contains(&sub),
             "README uses unknown subcommand {sub}"

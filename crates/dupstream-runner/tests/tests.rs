@@ -8,6 +8,7 @@ mod cli;
 mod configs;
 mod custom;
 mod deps;
+mod docs;
 mod golden;
 mod leaderboard;
 mod outputs;

@@ -5,6 +5,7 @@
 mod check;
 mod compare;
 mod completions;
+mod docs;
 mod estimate;
 mod leaderboard;
 mod list;
@@ -19,7 +20,7 @@ mod timing;
 
 use crate::distribute::Stopped;
 use crate::execute::Interrupted;
-use crate::plan::{BadInput, ConfigError, Registry, refuse};
+use crate::plan::{BadInput, ConfigError, Registry};
 use crate::record::Locked;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -32,7 +33,7 @@ macro_rules! run_examples {
         "  dupstream run experiments/bera-journal/table7.toml --scale 64
       Bera et al. Table 7 at 1/64 of the paper's stream length and memory (about a minute)
   dupstream run experiments/bera-journal/table7.toml
-      the same at full scale: 20 runs over 10^9 elements
+      the same at full scale: every cell over 10^9 elements
   dupstream run my.toml --threads 2 --out results/mine
   dupstream run my.toml --resume            continue an interrupted run
 "
@@ -141,6 +142,10 @@ enum Command {
     /// (SCHEMA.md), keeping every value; the table and charts are drawn again.
     #[command(after_help = migrate::MIGRATE_EXAMPLES)]
     Migrate(migrate::MigrateArgs),
+    /// Check (--check) or rewrite (--write) the generated blocks of the reference documents
+    /// from the committed results and the experiments' paper values.
+    #[command(after_help = docs::DOCS_EXAMPLES)]
+    Docs(docs::DocsArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell) on stdout.
     #[command(after_help = completions::COMPLETIONS_EXAMPLES)]
     Completions(completions::CompletionsArgs),
@@ -252,47 +257,12 @@ fn dispatch(command: Command, registry: &Registry) -> Result<()> {
         Command::Report(args) => report::run(args, registry),
         Command::Migrate(args) => migrate::run(args, registry),
         Command::Leaderboard(args) => leaderboard::run(args, registry),
+        Command::Docs(args) => docs::run(args),
         Command::Completions(args) => completions::run(args),
     }
 }
 
-/// Every `*.toml` under `path` (or `path` itself when it is a file), sorted. A `*.toml` that
-/// is not a regular file (a pipe, a device, a broken link) is skipped with a warning: reading
-/// it could block forever. A `path` that does not exist or cannot be read is refused
-/// ([`BadInput`], exit 2).
+/// Every `*.toml` under `path` ([`crate::plan::experiment_files`]).
 fn experiment_files(path: &Path) -> Result<Vec<PathBuf>> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-        for e in std::fs::read_dir(dir)? {
-            let p = e?.path();
-            if p.is_dir() {
-                walk(&p, out)?;
-            } else if p.extension().is_some_and(|x| x == "toml") {
-                if p.is_file() {
-                    out.push(p);
-                } else {
-                    eprintln!(
-                        "dupstream: warning: {} is not a regular file; skipped",
-                        p.display()
-                    );
-                }
-            }
-        }
-        Ok(())
-    }
-    let mut out = Vec::new();
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => out.push(path.to_path_buf()),
-        Ok(m) if m.is_dir() => {
-            walk(path, &mut out).map_err(|e| refuse(format!("reading {}: {e}", path.display())))?
-        }
-        Ok(_) => {
-            return Err(refuse(format!(
-                "{}: not a regular file or a directory (a pipe or a device?)",
-                path.display()
-            )));
-        }
-        Err(e) => return Err(refuse(format!("{}: {e}", path.display()))),
-    }
-    out.sort();
-    Ok(out)
+    crate::plan::experiment_files(path)
 }

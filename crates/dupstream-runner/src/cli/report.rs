@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 pub const REPORT_EXAMPLES: &str = "\
 Examples:
-  dupstream report results/bera-journal-table7/<date>-<rev>-scale64
+  dupstream report results/bera-journal-table7/<date>-<host>-<rev>-scale64
       index.html in that directory: table, charts, manifest, links to the CSVs
   dupstream report results
       the same in every results directory under results/, and results/index.html over them

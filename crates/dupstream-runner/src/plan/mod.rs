@@ -204,6 +204,47 @@ impl Experiment {
     }
 }
 
+/// Every `*.toml` under `path` (or `path` itself when it is a file), sorted. A `*.toml` that
+/// is not a regular file (a pipe, a device, a broken link) is skipped with a warning: reading
+/// it could block forever. A `path` that does not exist or cannot be read is refused
+/// ([`BadInput`], exit 2).
+pub fn experiment_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for e in std::fs::read_dir(dir)? {
+            let p = e?.path();
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                if p.is_file() {
+                    out.push(p);
+                } else {
+                    eprintln!(
+                        "dupstream: warning: {} is not a regular file; skipped",
+                        p.display()
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => out.push(path.to_path_buf()),
+        Ok(m) if m.is_dir() => {
+            walk(path, &mut out).map_err(|e| refuse(format!("reading {}: {e}", path.display())))?
+        }
+        Ok(_) => {
+            return Err(refuse(format!(
+                "{}: not a regular file or a directory (a pipe or a device?)",
+                path.display()
+            )));
+        }
+        Err(e) => return Err(refuse(format!("{}: {e}", path.display()))),
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// A stream's label for tables and charts: its nominal (unscaled) parameters without the
 /// seed, so replicates of one stream share a label.
 pub fn stream_label(spec: &StreamSpec) -> String {

@@ -148,9 +148,13 @@ pub fn unix_now() -> u64 {
 
 /// Today's date (UTC) as `YYYY-MM-DD`, from the system clock.
 pub fn today() -> String {
-    let days = (unix_now() / 86_400) as i64;
+    date_of(unix_now() as i64)
+}
+
+/// The date (UTC) of a Unix time in seconds, as `YYYY-MM-DD`.
+pub fn date_of(unix_secs: i64) -> String {
     // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
+    let z = unix_secs.div_euclid(86_400) + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;

@@ -468,7 +468,7 @@ struct IndexRun {
 
 /// The cells of a `table.csv` within tolerance of the paper and the cells compared, when
 /// any is compared.
-fn within_tolerance(table: &Path) -> Option<(usize, usize)> {
+pub(crate) fn within_tolerance(table: &Path) -> Option<(usize, usize)> {
     let mut r = csv::Reader::from_path(table).ok()?;
     let col = r
         .headers()

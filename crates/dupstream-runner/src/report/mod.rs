@@ -1,9 +1,11 @@
 //! Stage 4, the report: everything derived from result rows without running anything again:
 //! derived series, paper-style tables with the paper's values, two runs side by side
-//! ([`runs`]), statistics, charts, timing and the analytic (theory) figures.
+//! ([`runs`]), statistics, charts, timing, the analytic (theory) figures and the documents'
+//! generated blocks ([`docs`]).
 
 pub mod charts;
 pub mod derived;
+pub mod docs;
 pub mod html;
 pub mod leaderboard;
 pub mod reference;

@@ -1,0 +1,79 @@
+//! `dupstream docs`: the documents' generated blocks, checked or rewritten.
+
+use crate::report::docs::Catalogue;
+use anyhow::{Result, bail};
+use std::path::PathBuf;
+
+pub const DOCS_EXAMPLES: &str = "Examples:
+  dupstream docs --check        exit 1 naming each file and block that differs
+  dupstream docs --write        rewrite every generated block
+
+A generated block sits between `<!-- generated: NAME -->` and `<!-- end generated -->` in
+README.md, REPRODUCTION.md, docs/*.md, the crates' READMEs or results/README.md. Its numbers
+come from the canonical run of each experiment (results/canonical.toml) and the experiments'
+paper-values.csv. results/ must hold the canonical runs and nothing else.";
+
+#[derive(Debug, clap::Args)]
+#[group(required = true, multiple = false)]
+pub struct DocsArgs {
+    /// Rewrite every generated block from the committed results.
+    #[arg(long)]
+    write: bool,
+    /// Exit 1, naming each file and block, when a generated block differs from what
+    /// --write would write (or results/ holds a run that is not canonical).
+    #[arg(long)]
+    check: bool,
+    /// The repository root.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    root: PathBuf,
+}
+
+pub fn run(args: DocsArgs) -> Result<()> {
+    let catalogue = Catalogue::load(&args.root)?;
+    let documents = catalogue.documents()?;
+    for p in &catalogue.problems {
+        eprintln!("{p}");
+    }
+    if args.write {
+        for d in documents.iter().filter(|d| d.regenerated != d.text) {
+            crate::record::atomic_write(&args.root.join(&d.file), d.regenerated.as_bytes())?;
+            outln!(
+                "{}: rewrote {}",
+                d.file,
+                d.stale
+                    .iter()
+                    .map(|s| format!("`{}`", s.block))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )?;
+        }
+    } else {
+        let stale: Vec<_> = documents.iter().flat_map(|d| &d.stale).collect();
+        for s in &stale {
+            eprintln!("{s}");
+        }
+        if !stale.is_empty() || !catalogue.problems.is_empty() {
+            bail!(
+                "{} generated block(s) out of date, {} problem(s) with results/; `dupstream docs --write` rewrites the blocks",
+                stale.len(),
+                catalogue.problems.len()
+            );
+        }
+        let blocks = documents
+            .iter()
+            .map(|d| d.text.matches(crate::report::docs::BEGIN).count())
+            .sum::<usize>();
+        outln!(
+            "{} generated blocks in {} documents match the committed results",
+            blocks,
+            documents.len()
+        )?;
+    }
+    if args.write && !catalogue.problems.is_empty() {
+        bail!(
+            "{} problem(s) with results/ (above)",
+            catalogue.problems.len()
+        );
+    }
+    Ok(())
+}
