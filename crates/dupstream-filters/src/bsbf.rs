@@ -52,7 +52,10 @@
 //! `prefetch(hash)` touches the element's `k` words. The random reset positions are drawn
 //! ahead into a ring of [`RING_INSERTIONS`](crate::rsbf) insertions' worth of words; each word
 //! is prefetched when drawn and used about 32 insertions later. The draws are consumed in the
-//! same order by `step` and `step_batch`, so verdicts are identical.
+//! same order by `step` and `step_batch`, so verdicts are identical. Neither the draws nor a
+//! batch's probes are prefetched in an array of at most
+//! [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS), where the prefetches cost more than
+//! they save.
 //!
 //! # Stable load
 //!
@@ -285,6 +288,9 @@ struct Core<const V: u8> {
     /// Reset positions are drawn from `[0, r)` of each filter: `s`, or `min(s, 2^bits)`.
     r: u64,
     range_bits: Option<u32>,
+    /// Whether the array is larger than [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS):
+    /// the reset draws and a batch's probes are prefetched only then.
+    prefetch: bool,
 }
 
 const BSBF: u8 = 0;
@@ -315,9 +321,12 @@ impl<const V: u8> Core<V> {
         let (k, s) = Self::layout(budget_bits, k)?;
         let r = range_bits.map_or(s, |b| s.min(1u64 << b));
         let bits = BitArray::new(v.name(), u64::from(k) * s)?;
+        let prefetch = bits.len() > crate::PREFETCH_ABOVE_BITS;
         let per = v.draws_per_insertion(k);
         let ring = DrawRing::new(RING_INSERTIONS * per, filter_rng(seed, 1), |j, w| {
-            bits.prefetch(Self::reset_cell(k, s, r, (j % per) as u32, w).1);
+            if prefetch {
+                bits.prefetch(Self::reset_cell(k, s, r, (j % per) as u32, w).1);
+            }
         });
         Ok(Self {
             bits,
@@ -328,6 +337,7 @@ impl<const V: u8> Core<V> {
             ring,
             r,
             range_bits,
+            prefetch,
         })
     }
 
@@ -362,8 +372,10 @@ impl<const V: u8> Core<V> {
     #[inline(always)]
     fn take(&mut self, i: u32) -> (u64, u32, u64) {
         let (_slot, w, fresh) = self.ring.take();
-        self.bits
-            .prefetch(Self::reset_cell(self.k, self.s, self.r, i, fresh).1);
+        if self.prefetch {
+            self.bits
+                .prefetch(Self::reset_cell(self.k, self.s, self.r, i, fresh).1);
+        }
         let (f, idx) = Self::reset_cell(self.k, self.s, self.r, i, w);
         (w, f, idx)
     }
@@ -500,6 +512,11 @@ macro_rules! filter_type {
             #[inline(always)]
             fn prefetch(&self, hash: u64) {
                 self.core.prefetch(hash)
+            }
+            /// Prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS).
+            fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
+                let bits = self.core.bits.len();
+                crate::sized_batch(self, bits, hashes, out);
             }
             fn memory_bits(&self) -> u64 {
                 self.core.memory_bits()
