@@ -12,10 +12,11 @@
 //! Every contender hashes its keys inside the timed region: ours with `hash::hash_key` (XXH3-64,
 //! as the runner does), a peer with its hasher. Ours runs twice, through `step_batch` on blocks
 //! of [`BLOCK`] hashes ("batch", as the runner calls it) and through `step` one key at a time
-//! ("step", as a library user calls it); a peer has only a per-element API (fastbloom's and
+//! ("step", as a library user calls it). A peer has only a per-element API (fastbloom's and
 //! bloomfilter's insert answer whether the key was there; probabilistic-collections' filters
-//! are asked `contains`, then `insert` on a miss). Peers have no batch API, so both of our modes
-//! are compared with the same peer timing.
+//! are asked `contains`, then `insert` on a miss), against which both of our modes are timed;
+//! fastbloom fed XXH3 also takes a pre-hashed key (`insert_hash`), so it is also fed as our
+//! batch is, blocks of keys hashed first ("pre-hashed"), and our batch is timed against that.
 //!
 //! Keys are pre-generated once: a stationary stream with half its elements duplicates (key `i`
 //! uniform on the `i + 1` keys introduced so far, as the roofline's). Every contender starts
@@ -106,57 +107,62 @@ impl Hasher for Xxh3Hasher {
     }
 }
 
-/// One contender: a name and a function running keys through it, returning how many it
-/// reported DUPLICATE and, when asked, each verdict.
+/// One contender: a name and a function running keys through it.
 struct Contender {
     name: &'static str,
     run: Run,
 }
 
-/// Runs keys through a contender: `(keys, verdicts) -> duplicates reported`.
-type Run = Box<dyn FnMut(&[u64], Option<&mut Vec<bool>>) -> u64>;
+/// Runs keys through a contender: `(keys, verdicts) -> duplicates reported`, `verdicts[i]`
+/// receiving the verdict on `keys[i]`.
+type Run = Box<dyn FnMut(&[u64], &mut [bool]) -> u64>;
 
-/// Runs `keys` through `step` one at a time, counting duplicates and recording verdicts.
-fn per_element(
-    keys: &[u64],
-    verdicts: Option<&mut Vec<bool>>,
-    mut step: impl FnMut(u64) -> bool,
-) -> u64 {
-    match verdicts {
-        None => keys.iter().map(|&k| u64::from(step(k))).sum(),
-        Some(v) => keys
-            .iter()
-            .map(|&k| {
-                let d = step(k);
-                v.push(d);
-                u64::from(d)
-            })
-            .sum(),
+/// Runs `keys` through `step` one at a time.
+#[inline(always)]
+fn per_element(keys: &[u64], verdicts: &mut [bool], mut step: impl FnMut(u64) -> bool) -> u64 {
+    let mut dups = 0;
+    for (v, &k) in verdicts.iter_mut().zip(keys) {
+        *v = step(k);
+        dups += u64::from(*v);
     }
+    dups
+}
+
+/// Runs `keys` in blocks of [`BLOCK`]: hashes a block with `hash`, then `block(hashes, out)`
+/// gives its verdicts.
+#[inline(always)]
+fn in_blocks(
+    keys: &[u64],
+    verdicts: &mut [bool],
+    hash: impl Fn(u64) -> u64,
+    mut block: impl FnMut(&[u64], &mut [bool]),
+) -> u64 {
+    let mut hashes = [0u64; BLOCK];
+    let mut dups = 0;
+    for (chunk, out) in keys.chunks(BLOCK).zip(verdicts.chunks_mut(BLOCK)) {
+        let h = &mut hashes[..chunk.len()];
+        for (h, &k) in h.iter_mut().zip(chunk) {
+            *h = hash(k);
+        }
+        block(h, out);
+        dups += out.iter().filter(|&&d| d).count() as u64;
+    }
+    dups
 }
 
 /// Ours through `step_batch` ("batch") and through `step` ("step").
 fn ours<F: DuplicateFilter + 'static>(build: impl Fn() -> F) -> [Contender; 2] {
     let mut f = build();
-    let mut hashes = vec![0u64; BLOCK];
-    let mut out = vec![false; BLOCK];
-    let batch = move |keys: &[u64], mut verdicts: Option<&mut Vec<bool>>| {
-        let mut dups = 0;
-        for chunk in keys.chunks(BLOCK) {
-            let (h, o) = (&mut hashes[..chunk.len()], &mut out[..chunk.len()]);
-            for (h, &k) in h.iter_mut().zip(chunk) {
-                *h = hash_key(k, SEED);
-            }
-            f.step_batch(h, o);
-            dups += o.iter().filter(|&&d| d).count() as u64;
-            if let Some(v) = verdicts.as_deref_mut() {
-                v.extend_from_slice(o);
-            }
-        }
-        dups
+    let batch = move |keys: &[u64], verdicts: &mut [bool]| {
+        in_blocks(
+            keys,
+            verdicts,
+            |k| hash_key(k, SEED),
+            |h, o| f.step_batch(h, o),
+        )
     };
     let mut g = build();
-    let step = move |keys: &[u64], verdicts: Option<&mut Vec<bool>>| {
+    let step = move |keys: &[u64], verdicts: &mut [bool]| {
         per_element(keys, verdicts, |k| g.step(hash_key(k, SEED)))
     };
     [
@@ -176,6 +182,70 @@ fn peer(name: &'static str, mut step: impl FnMut(u64) -> bool + 'static) -> Cont
     Contender {
         name,
         run: Box::new(move |keys, verdicts| per_element(keys, verdicts, &mut step)),
+    }
+}
+
+/// A peer fed blocks of keys hashed with the project's hash first, then `step` on each hash:
+/// what a caller of a peer with a hash entry point can do instead of our `step_batch`.
+fn prehashed(name: &'static str, mut step: impl FnMut(u64) -> bool + 'static) -> Contender {
+    Contender {
+        name,
+        run: Box::new(move |keys, verdicts| {
+            in_blocks(
+                keys,
+                verdicts,
+                |k| hash_key(k, SEED),
+                |h, o| {
+                    for (o, &h) in o.iter_mut().zip(h) {
+                        *o = step(h);
+                    }
+                },
+            )
+        }),
+    }
+}
+
+/// A peer as its rows compare it: its name, the contender timed against our `step`, and the one
+/// timed against our `step_batch` (the same one unless the peer takes pre-hashed keys).
+struct Peer {
+    name: &'static str,
+    step: usize,
+    batch: usize,
+}
+
+/// Contenders (ours first: batch, step) and the peers among them.
+#[derive(Default)]
+struct Lineup {
+    contenders: Vec<Contender>,
+    peers: Vec<Peer>,
+}
+
+impl Lineup {
+    fn ours(&mut self, both: [Contender; 2]) {
+        self.contenders.extend(both);
+    }
+
+    /// A peer timed per element against both of our modes.
+    fn peer(&mut self, c: Contender) {
+        let i = self.contenders.len();
+        self.peers.push(Peer {
+            name: c.name,
+            step: i,
+            batch: i,
+        });
+        self.contenders.push(c);
+    }
+
+    /// A peer timed per element against our `step` and fed pre-hashed blocks against our
+    /// `step_batch`.
+    fn peer_with_prehashed(&mut self, step: Contender, blocks: Contender) {
+        let i = self.contenders.len();
+        self.peers.push(Peer {
+            name: step.name,
+            step: i,
+            batch: i + 1,
+        });
+        self.contenders.extend([step, blocks]);
     }
 }
 
@@ -219,59 +289,65 @@ fn sip_builders() -> [probabilistic_collections::SipHasherBuilder; 2] {
     [S::from_seed(1, 2), S::from_seed(3, 4)]
 }
 
-/// A structure of ours (both modes) and its peers at one size; `None` for an unknown name.
-fn contenders(name: &str, bits: u64) -> Vec<Contender> {
+/// A structure of ours (both modes) and its peers at one size.
+fn contenders(name: &str, bits: u64) -> Lineup {
     use probabilistic_collections::bloom::{BSBloomFilter, BSSDBloomFilter, RLBSBloomFilter};
     let words = (bits / 64) as usize;
     // Each of probabilistic-collections' k filters has `s` bits; ours share the budget the same
     // way (RLBSBF also charges its k load counters, 128 bits of 2^20 or more).
     let s = (bits / u64::from(K)) as usize;
     let xxh3 = [Xxh3(SEED), Xxh3(SEED + 1)];
-    let mut v = vec![];
+    let mut v = Lineup::default();
     match name {
         "bloom" => {
             let p = BloomParams::with_k(K);
-            v.extend(ours(move || BloomFilter::new(bits, &p, 1).expect("bloom")));
-            let mut fx = fastbloom::BloomFilter::from_vec(vec![0; words])
-                .hasher(Xxh3(SEED))
-                .hashes(K);
-            v.push(peer("fastbloom xxh3", move |k| fx.insert(&k)));
+            v.ours(ours(move || BloomFilter::new(bits, &p, 1).expect("bloom")));
+            let fastbloom = || {
+                fastbloom::BloomFilter::from_vec(vec![0; words])
+                    .hasher(Xxh3(SEED))
+                    .hashes(K)
+            };
+            let (mut fx, mut fh) = (fastbloom(), fastbloom());
+            v.peer_with_prehashed(
+                peer("fastbloom xxh3", move |k| fx.insert(&k)),
+                prehashed("fastbloom xxh3 pre-hashed", move |h| fh.insert_hash(h)),
+            );
             let mut fd = fastbloom::BloomFilter::from_vec(vec![0; words])
                 .seed(&1)
                 .hashes(K);
-            v.push(peer("fastbloom default", move |k| fd.insert(&k)));
+            v.peer(peer("fastbloom default", move |k| fd.insert(&k)));
             // k = round(ln 2 · m/n): n = m/3 gives 2.08, so 2. The seed's two halves key its
             // two SipHashes: equal halves would make them one hash (a k = 1 filter).
             let seed: [u8; 32] = std::array::from_fn(|i| i as u8);
             let mut b = bloomfilter::Bloom::new_with_seed(words * 8, bits as usize / 3, &seed)
                 .expect("bloomfilter");
             assert_eq!(b.number_of_hash_functions(), K);
-            v.push(peer("bloomfilter default", move |k| b.check_and_set(&k)));
+            v.peer(peer("bloomfilter default", move |k| b.check_and_set(&k)));
         }
         "bsbf" => {
             let p = BsbfParams::default();
-            v.extend(ours(move || Bsbf::new(bits, &p, 1).expect("bsbf")));
+            v.ours(ours(move || Bsbf::new(bits, &p, 1).expect("bsbf")));
             let x = BSBloomFilter::<u64, _>::with_hashers(s, PC_FPP, xxh3);
             assert_eq!(x.hasher_count(), K as usize);
-            v.push(pc_peer("prob-coll xxh3", x));
+            v.peer(pc_peer("prob-coll xxh3", x));
             let d = BSBloomFilter::<u64, _>::with_hashers(s, PC_FPP, sip_builders());
-            v.push(pc_peer("prob-coll default", d));
+            v.peer(pc_peer("prob-coll default", d));
         }
         "bsbfsd" => {
             let p = BsbfsdParams::default();
-            v.extend(ours(move || Bsbfsd::new(bits, &p, 1).expect("bsbfsd")));
+            v.ours(ours(move || Bsbfsd::new(bits, &p, 1).expect("bsbfsd")));
             let x = BSSDBloomFilter::<u64, _>::with_hashers(s, PC_FPP, xxh3);
-            v.push(pc_peer("prob-coll xxh3", x));
+            v.peer(pc_peer("prob-coll xxh3", x));
             let d = BSSDBloomFilter::<u64, _>::with_hashers(s, PC_FPP, sip_builders());
-            v.push(pc_peer("prob-coll default", d));
+            v.peer(pc_peer("prob-coll default", d));
         }
         "rlbsbf" => {
             let p = RlbsbfParams::default();
-            v.extend(ours(move || Rlbsbf::new(bits, &p, 1).expect("rlbsbf")));
+            v.ours(ours(move || Rlbsbf::new(bits, &p, 1).expect("rlbsbf")));
             let x = RLBSBloomFilter::<u64, _>::with_hashers(s, PC_FPP, xxh3);
-            v.push(pc_peer("prob-coll xxh3", x));
+            v.peer(pc_peer("prob-coll xxh3", x));
             let d = RLBSBloomFilter::<u64, _>::with_hashers(s, PC_FPP, sip_builders());
-            v.push(pc_peer("prob-coll default", d));
+            v.peer(pc_peer("prob-coll default", d));
         }
         _ => panic!("no peers listed for {name}"),
     }
@@ -284,8 +360,8 @@ const STRUCTURES: &[&str] = &["bloom", "bsbf", "bsbfsd", "rlbsbf"];
 /// A contender's error rates on the first [`WARM`] keys: (false positives over new keys, false
 /// negatives over duplicates), and its verdicts.
 fn errors(c: &mut Contender, keys: &[u64], truth: &[bool]) -> (f64, f64, Vec<bool>) {
-    let mut verdicts = Vec::with_capacity(keys.len());
-    (c.run)(keys, Some(&mut verdicts));
+    let mut verdicts = vec![false; keys.len()];
+    (c.run)(keys, &mut verdicts);
     let (mut fp, mut fneg) = (0u64, 0u64);
     for (&said, &was) in verdicts.iter().zip(truth) {
         fp += u64::from(said && !was);
@@ -312,9 +388,10 @@ struct Row {
     structure: &'static str,
     size: &'static str,
     peer: &'static str,
-    batch_ns: f64,
-    step_ns: f64,
-    peer_ns: f64,
+    /// ns per element: ours batched, the peer against it, ours per element, the peer against it.
+    batch_ns: (f64, f64),
+    step_ns: (f64, f64),
+    /// Medians of the per-round ratios, ours over the peer's.
     batch_ratio: f64,
     step_ratio: f64,
     /// Ours (per element) and the peer's false positive and false negative rates.
@@ -330,21 +407,32 @@ fn measure(
     keys: &[u64],
     truth: &[bool],
 ) -> Vec<Row> {
-    let mut cs = contenders(name, size.1);
-    let n_ours = 2;
+    let Lineup {
+        contenders: mut cs,
+        peers,
+    } = contenders(name, size.1);
     let warm = &keys[..WARM];
     let rates: Vec<(f64, f64, Vec<bool>)> = cs
         .iter_mut()
         .map(|c| errors(c, warm, &truth[..WARM]))
         .collect();
-    assert!(
-        rates[0].2 == rates[1].2,
-        "{name}: step_batch and step disagree"
-    );
+    // Two ways through one structure answer the same.
+    let same = [(0, 1)]
+        .into_iter()
+        .chain(peers.iter().map(|p| (p.step, p.batch)));
+    for (a, b) in same {
+        assert!(
+            rates[a].2 == rates[b].2,
+            "{name}: {} and {} disagree",
+            cs[a].name,
+            cs[b].name
+        );
+    }
     let new = truth[..WARM].iter().filter(|&&t| !t).count() as f64;
     let dups = WARM as f64 - new;
     // ns[round][contender]
     let mut ns = vec![vec![0.0; cs.len()]; ROUNDS];
+    let mut verdicts = vec![false; STRETCH];
     for (r, times) in ns.iter_mut().enumerate() {
         let slice = (WARM + r * STRETCH) % KEYS;
         let slice = &keys[slice..slice + STRETCH];
@@ -352,7 +440,7 @@ fn measure(
         for j in 0..cs.len() {
             let c = (j + r) % cs.len();
             let start = Clock::now();
-            dup_counts[c] = black_box((cs[c].run)(black_box(slice), None));
+            dup_counts[c] = black_box((cs[c].run)(black_box(slice), &mut verdicts));
             times[c] = start.elapsed_ns() / STRETCH as f64;
         }
         assert_eq!(
@@ -363,20 +451,24 @@ fn measure(
     let med = |c: usize| median(&mut ns.iter().map(|t| t[c]).collect::<Vec<_>>());
     let ratio =
         |a: usize, b: usize| median(&mut ns.iter().map(|t| t[a] / t[b]).collect::<Vec<_>>());
-    (n_ours..cs.len())
+    peers
+        .iter()
         .map(|p| {
-            let (fpr, fnr) = ((rates[1].0, rates[p].0), (rates[1].1, rates[p].1));
+            let (fpr, fnr) = ((rates[1].0, rates[p.step].0), (rates[1].1, rates[p.step].1));
             let agree = z_score(fpr.0, fpr.1, new).abs() < Z_AGREE
                 && z_score(fnr.0, fnr.1, dups).abs() < Z_AGREE;
             Row {
                 structure: name,
                 size: size.0,
-                peer: cs[p].name,
-                batch_ns: med(0),
-                step_ns: med(1),
-                peer_ns: med(p),
-                batch_ratio: ratio(0, p),
-                step_ratio: ratio(1, p),
+                peer: if p.batch == p.step {
+                    p.name
+                } else {
+                    cs[p.batch].name
+                },
+                batch_ns: (med(0), med(p.batch)),
+                step_ns: (med(1), med(p.step)),
+                batch_ratio: ratio(0, p.batch),
+                step_ratio: ratio(1, p.step),
                 fpr,
                 fnr,
                 agree,
@@ -387,19 +479,20 @@ fn measure(
 
 fn print_table(rows: &[Row]) {
     println!(
-        "\n| structure | size | peer | ours batch ns | ours step ns | peer ns | batch / peer | step / peer | FPR ours / peer | FNR ours / peer |"
+        "\n| structure | size | peer | batch: ours / peer ns | ratio | per element: ours / peer ns | ratio | FPR ours / peer | FNR ours / peer |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         println!(
-            "| {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.2}× | {:.2}× | {:.4} / {:.4} | {:.4} / {:.4}{} |",
+            "| {} | {} | {} | {:.1} / {:.1} | {:.2}× | {:.1} / {:.1} | {:.2}× | {:.4} / {:.4} | {:.4} / {:.4}{} |",
             r.structure,
             r.size,
             r.peer,
-            r.batch_ns,
-            r.step_ns,
-            r.peer_ns,
+            r.batch_ns.0,
+            r.batch_ns.1,
             r.batch_ratio,
+            r.step_ns.0,
+            r.step_ns.1,
             r.step_ratio,
             r.fpr.0,
             r.fpr.1,
@@ -432,14 +525,15 @@ fn main() {
             }
             for r in measure(name, size, &keys, &truth) {
                 eprintln!(
-                    "{:<7} {:>6} {:<20} ours {:>6.1} / {:>6.1} ns, peer {:>6.1} ns: {:.2}× / {:.2}×{}",
+                    "{:<7} {:>6} {:<26} batch {:>6.1} / {:>6.1} ns {:.2}×, per element {:>6.1} / {:>6.1} ns {:.2}×{}",
                     r.structure,
                     r.size,
                     r.peer,
-                    r.batch_ns,
-                    r.step_ns,
-                    r.peer_ns,
+                    r.batch_ns.0,
+                    r.batch_ns.1,
                     r.batch_ratio,
+                    r.step_ns.0,
+                    r.step_ns.1,
                     r.step_ratio,
                     if r.agree { "" } else { "  ERROR RATES DIFFER" }
                 );

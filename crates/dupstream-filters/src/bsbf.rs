@@ -505,7 +505,7 @@ macro_rules! filter_type {
         }
 
         impl DuplicateFilter for $name {
-            #[inline]
+            #[inline(always)]
             fn step(&mut self, hash: u64) -> bool {
                 self.core.step(hash)
             }
