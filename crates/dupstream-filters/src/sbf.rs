@@ -344,6 +344,23 @@ fn draw_distinct(rng: &mut FilterRng, m: u64, seen: &mut [u64], shift: u32, draw
     }
 }
 
+/// Groups of at most this many cells check a draw against the group's earlier cells by
+/// comparing it with each (at most 7 comparisons, and no bitmap to clear per group); larger
+/// groups use the bitmap of [`draw_distinct`].
+const LINEAR_CHECK_MAX: usize = 8;
+
+/// One decrement position in `[0, m)` not among `drawn`, by rejection as [`draw_distinct`] (the
+/// same draws), checked by comparing it with each of `drawn`.
+#[inline(always)]
+fn draw_distinct_linear(rng: &mut FilterRng, m: u64, drawn: &[u64]) -> u64 {
+    loop {
+        let x = reduce(rng.next_u64(), m);
+        if !drawn.iter().fold(false, |hit, &y| hit | (y == x)) {
+            return x;
+        }
+    }
+}
+
 /// Groups of pre-drawn decrement positions kept ahead (a power of two).
 fn ring_groups(group_len: usize) -> usize {
     let mut r = 32;
@@ -386,7 +403,8 @@ pub struct StableBloomFilter {
     spread: bool,
     head: usize,
     /// Bitmap of the cells drawn so far in a group (at least 32 bits per cell, a power of
-    /// two), which spares most draws the search for a repeat.
+    /// two), which spares most draws the search for a repeat; unused in groups of at most
+    /// [`LINEAR_CHECK_MAX`] cells.
     seen: Vec<u64>,
 }
 
@@ -523,10 +541,12 @@ impl StableBloomFilter {
     /// redrawn), so the verdicts are too, and fused, the generator's dependency chain overlaps
     /// the cell updates. `W` is the cell width when it divides 64, 0 for any width.
     ///
-    /// A repeat is found by a linear search of the cells drawn so far, which runs only when a
-    /// bitmap of those cells (about 32 bits per cell, indexed by the cell's low bits) says the
-    /// new one may be among them: rarely, so a group costs `O(P)` whatever `P`; and not at all
-    /// when the bitmap has a bit for every cell ([`draw_distinct`]).
+    /// In a group of at most [`LINEAR_CHECK_MAX`] cells a repeat is found by comparing the draw
+    /// with each cell drawn so far ([`draw_distinct_linear`]). In a larger one, by a linear
+    /// search of those cells, which runs only when a bitmap of them (about 32 bits per cell,
+    /// indexed by the cell's low bits) says the new one may be among them: rarely, so a group
+    /// costs `O(P)` whatever `P`; and not at all when the bitmap has a bit for every cell
+    /// ([`draw_distinct`]). Both draw the same cells.
     #[inline(always)]
     fn refill<const W: u32, const DECREMENT: bool>(&mut self, base: usize) {
         let m = self.draw_range;
@@ -558,7 +578,8 @@ impl StableBloomFilter {
             // A ring of one group (`P` > 4096): nothing ahead to prefetch.
             std::cmp::Ordering::Equal => (&mut ring[base..base + len], &[]),
         };
-        let shift = clear_seen(seen);
+        let linear = len <= LINEAR_CHECK_MAX;
+        let shift = if linear { 0 } else { clear_seen(seen) };
         let mut hit_zero = 0;
         for s in 0..group.len() {
             if DECREMENT {
@@ -572,7 +593,11 @@ impl StableBloomFilter {
                 };
                 hit_zero += u64::from(old == 1);
             }
-            group[s] = draw_distinct(&mut rng, m, seen, shift, &group[..s]);
+            group[s] = if linear {
+                draw_distinct_linear(&mut rng, m, &group[..s])
+            } else {
+                draw_distinct(&mut rng, m, seen, shift, &group[..s])
+            };
         }
         *zeros += hit_zero;
         self.rng = rng;
