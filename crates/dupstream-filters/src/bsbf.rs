@@ -55,7 +55,8 @@
 //! same order by `step` and `step_batch`, so verdicts are identical. Neither the draws nor a
 //! batch's probes are prefetched in an array of at most
 //! [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS), where the prefetches cost more than
-//! they save.
+//! they save; there the words are drawn as they are used, without the ring (the same words in
+//! the same order).
 //!
 //! # Stable load
 //!
@@ -316,17 +317,31 @@ impl<const V: u8> Core<V> {
     }
 
     fn new(budget_bits: u64, k: u32, range_bits: Option<u32>, seed: u64) -> Result<Self> {
+        let (_, s) = Self::layout(budget_bits, k)?;
+        let prefetch = u64::from(k) * s > crate::PREFETCH_ABOVE_BITS;
+        Self::with_prefetch(budget_bits, k, range_bits, seed, prefetch)
+    }
+
+    /// [`Self::new`] with or without prefetches whatever the size (for the test that both
+    /// answer the same).
+    fn with_prefetch(
+        budget_bits: u64,
+        k: u32,
+        range_bits: Option<u32>,
+        seed: u64,
+        prefetch: bool,
+    ) -> Result<Self> {
         let v = Self::VARIANT;
         check_range(range_bits)?;
         let (k, s) = Self::layout(budget_bits, k)?;
         let r = range_bits.map_or(s, |b| s.min(1u64 << b));
         let bits = BitArray::new(v.name(), u64::from(k) * s)?;
-        let prefetch = bits.len() > crate::PREFETCH_ABOVE_BITS;
         let per = v.draws_per_insertion(k);
-        let ring = DrawRing::new(RING_INSERTIONS * per, filter_rng(seed, 1), |j, w| {
-            if prefetch {
-                bits.prefetch(Self::reset_cell(k, s, r, (j % per) as u32, w).1);
-            }
+        // Without prefetches the words are drawn as they are used: the same words, in the
+        // same order, without the ring's loads and stores.
+        let slots = if prefetch { RING_INSERTIONS * per } else { 0 };
+        let ring = DrawRing::new(slots, filter_rng(seed, 1), |j, w| {
+            bits.prefetch(Self::reset_cell(k, s, r, (j % per) as u32, w).1);
         });
         Ok(Self {
             bits,
@@ -367,15 +382,19 @@ impl<const V: u8> Core<V> {
         partition_query(&self.bits, &DoubleHash::new(hash), self.k, self.s)
     }
 
-    /// Takes the next ring word (for filter `i`, ignored by BSBFSD), prefetching its
-    /// replacement; returns the word, its filter and its cell.
+    /// Takes the next reset word (for filter `i`, ignored by BSBFSD): from the ring,
+    /// prefetching its replacement, when the filter prefetches; straight from the generator
+    /// otherwise (the same words). Returns the word, its filter and its cell.
     #[inline(always)]
     fn take(&mut self, i: u32) -> (u64, u32, u64) {
-        let (_slot, w, fresh) = self.ring.take();
-        if self.prefetch {
+        let w = if self.prefetch {
+            let (_slot, w, fresh) = self.ring.take();
             self.bits
                 .prefetch(Self::reset_cell(self.k, self.s, self.r, i, fresh).1);
-        }
+            w
+        } else {
+            self.ring.next_direct()
+        };
         let (f, idx) = Self::reset_cell(self.k, self.s, self.r, i, w);
         (w, f, idx)
     }
@@ -582,6 +601,27 @@ mod tests {
     use super::*;
     use crate::Structure;
     use crate::hash::hash_key;
+
+    /// Drawing the reset words from the ring (prefetched) or as they are used gives the same
+    /// words, so the same verdicts, whatever the filter's size picks.
+    #[test]
+    fn reset_words_from_the_ring_or_drawn_as_used_are_the_same() {
+        fn same<const V: u8>(k: u32) {
+            let budget = 1 << 14;
+            let mut a = Core::<V>::with_prefetch(budget, k, None, 3, true).unwrap();
+            let mut b = Core::<V>::with_prefetch(budget, k, None, 3, false).unwrap();
+            for key in 0..50_000u64 {
+                let h = hash_key(key % 9000, 1);
+                assert_eq!(a.step(h), b.step(h), "variant {V}, k {k}, key {key}");
+            }
+            assert_eq!(a.ones, b.ones);
+        }
+        for k in [1, 2, 3] {
+            same::<BSBF>(k);
+            same::<BSBFSD>(k);
+            same::<RLBSBF>(k);
+        }
+    }
 
     fn ranged<P: Clone>(p: &P, set: impl Fn(&mut P)) -> P {
         let mut q = p.clone();

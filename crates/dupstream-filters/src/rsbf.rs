@@ -481,6 +481,18 @@ impl DrawRing {
         self.pos = if p + 1 == self.slots.len() { 0 } else { p + 1 };
         (p, v, fresh)
     }
+
+    /// The next word straight from the generator, for a ring built with no slots (nothing to
+    /// prefetch): the words [`take`](Self::take) would return from a ring of any length, in
+    /// the same order.
+    #[inline(always)]
+    pub(crate) fn next_direct(&mut self) -> u64 {
+        debug_assert!(
+            self.slots.is_empty(),
+            "a ring with slots hands out its words by take"
+        );
+        self.rng.next_u64()
+    }
 }
 
 /// The layout RSBF and the BSBF family share: `k` Bloom filters of `s` bits side by side in one
