@@ -19,13 +19,13 @@
 //!   standing in for the paper's independent hash functions, with the second component a
 //!   multiple of the first ([`DoubleHash::multiplied`]): one multiplication per element where
 //!   [`DoubleHash::new`]'s mix takes two and five shifts and xors, which made a step at
-//!   1 Mbit 19–23 % slower. Its false positive rates equal theory's and [`DoubleHash::new`]'s within
+//!   1 Mbit 21–24 % slower. Its false positive rates equal theory's and [`DoubleHash::new`]'s within
 //!   binomial bounds (`K` = 2 to 38; tests below). The Stable Bloom filter keeps
 //!   [`DoubleHash::new`]'s cells, so an SBF that never decrements answers as a Bloom filter on
 //!   those cells, not as this type.
 //! - Occupancy is the load (fraction of bits set), counted when asked (O(m/64): a 512 MB filter
 //!   in a few milliseconds; the runner asks at each checkpoint). A running count made a step at
-//!   1 Mbit 5–9 % slower.
+//!   1 Mbit 5–11 % slower.
 //! - `step_batch` prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS);
 //!   below it, it is `step` in a loop, since the prefetches cost more than they save there.
 
