@@ -634,24 +634,49 @@ impl StableBloomFilter {
     }
 }
 
-impl DuplicateFilter for StableBloomFilter {
-    #[inline]
-    fn step(&mut self, hash: u64) -> bool {
+impl StableBloomFilter {
+    /// [`DuplicateFilter::step`] with the cell width `W` a constant where it divides 64 (0: any
+    /// width).
+    #[inline(always)]
+    fn step_w<const W: u32>(&mut self, hash: u64) -> bool {
         let dh = DoubleHash::new(hash);
         let m = self.m;
         // 1. Detect: duplicate iff none of the K cells is zero.
         let mut dup = true;
         for i in 0..self.k {
-            dup &= self.cells.get(dh.index(i, m)) != 0;
+            let j = dh.index(i, m);
+            let v = if W == 0 {
+                self.cells.get(j)
+            } else {
+                self.cells.get_w::<W>(j)
+            };
+            dup &= v != 0;
         }
         // 2. Decrement P cells (never changes the verdict; see the module doc).
         self.decrement();
         // 3. Set the K cells to Max.
         for i in 0..self.k {
             let j = dh.index(i, m);
-            self.zeros -= u64::from(self.cells.replace(j, self.max) == 0);
+            let old = if W == 0 {
+                self.cells.replace(j, self.max)
+            } else {
+                self.cells.replace_w::<W>(j, self.max)
+            };
+            self.zeros -= u64::from(old == 0);
         }
         dup
+    }
+}
+
+impl DuplicateFilter for StableBloomFilter {
+    #[inline]
+    fn step(&mut self, hash: u64) -> bool {
+        match self.d {
+            1 => self.step_w::<1>(hash),
+            2 => self.step_w::<2>(hash),
+            4 => self.step_w::<4>(hash),
+            _ => self.step_w::<0>(hash),
+        }
     }
 
     #[inline(always)]
