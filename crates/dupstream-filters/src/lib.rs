@@ -159,15 +159,18 @@ pub trait DuplicateFilter: Send {
 /// the work per element, keeps its own shorter distance (`sbf.rs`).
 pub const PREFETCH_DISTANCE: usize = 32;
 
-/// Array size in bits up to which the Bloom filter and the BSBF family do not prefetch: their
-/// `step_batch` is then [`step`](DuplicateFilter::step) in a loop, and the BSBF family's reset
-/// draws are not prefetched either. Up to there the prefetches cost more than they save; above,
+/// Array size in bits up to which the Bloom filter, the BSBF family and the SBF do not
+/// prefetch: their `step_batch` is then [`step`](DuplicateFilter::step) in a loop, and the BSBF
+/// family's reset draws and the SBF's decrement cells are not prefetched either. Up to there the prefetches cost more than they save; above,
 /// they save more the larger the array. Measured as `step_batch` with prefetches against the
 /// same loop without them, `k = 2`, thread CPU time, on the 2-vCPU EPYC VM (L2 1 MiB per core):
 /// Bloom 1.06–1.15× from 64 Kbit to 2 Mbit, 1.10–1.13× at 4 Mbit, 0.91–0.96× at 8 Mbit,
 /// 0.73–0.77× at 16 Mbit, 0.41–0.61× from 64 Mbit; BSBF, BSBFSD and RLBSBF 1.11–1.29× up to
 /// 2 Mbit, 1.00–1.07× at 4 Mbit, 0.89–0.97× at 8 Mbit, 0.75–0.84× at 16 Mbit, 0.32–0.38× at
-/// 64 Mbit.
+/// 64 Mbit. The SBF the other way round, without its prefetches over with them (Max 1, K 2,
+/// P 4 / the QHT paper's Max 3, P 38): 0.85× / 0.91× at 64 Kbit, 0.85× / 0.89× at 1 Mbit,
+/// 0.89× / 0.91× at 4 Mbit, 0.93× / 1.02× at 8 Mbit, 1.07× / 1.01× at 16 Mbit, 1.14× / 1.02× at
+/// 32 Mbit.
 pub const PREFETCH_ABOVE_BITS: u64 = 1 << 22;
 
 /// [`DuplicateFilter::step_batch`]'s default: each element's cells are prefetched

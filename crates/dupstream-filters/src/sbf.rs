@@ -51,7 +51,8 @@
 //! consumes the oldest group and draws a replacement. The draws therefore happen in one fixed
 //! order whatever the calling pattern, so [`DuplicateFilter::step`] and the overridden
 //! [`DuplicateFilter::step_batch`] give identical verdicts, while the decrement cells of an
-//! element `min(AHEAD, R − 1)` elements ahead can be prefetched: by `step_batch`, or, for more
+//! element `min(AHEAD, R − 1)` elements ahead can be prefetched (not in a filter of at most
+//! [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS) bits): by `step_batch`, or, for more
 //! than 4 independent decrements in a filter above 1 MiB, one per decrement inside the
 //! decrement loop (in `step` too). The ring, like
 //! the generator, is random-number state, not filter state, and is not charged to the budget.
@@ -496,7 +497,7 @@ impl StableBloomFilter {
     /// Fills ring group `g` with fresh positions: `P` distinct cells, each drawn by
     /// rejection (a repeat is redrawn), in the generator's order ([`Self::refill`]).
     fn draw_group(&mut self, g: usize) {
-        self.refill::<0, false>(g * self.group_len);
+        self.refill::<0, false>(g);
     }
 
     /// Decrements one cell (if non-zero), keeping the zero count. Branch-free: whether a random
@@ -510,17 +511,16 @@ impl StableBloomFilter {
     #[inline(always)]
     fn decrement(&mut self) {
         let g = self.head;
-        let base = g * self.group_len;
         match self.decrement {
             // The cell width as a constant where one divides 64 (no cell straddles words).
             Decrement::Independent => match self.d {
-                1 => self.refill::<1, true>(base),
-                2 => self.refill::<2, true>(base),
-                4 => self.refill::<4, true>(base),
-                _ => self.refill::<0, true>(base),
+                1 => self.refill::<1, true>(g),
+                2 => self.refill::<2, true>(g),
+                4 => self.refill::<4, true>(g),
+                _ => self.refill::<0, true>(g),
             },
             Decrement::Adjacent => {
-                let mut j = self.ring[base];
+                let mut j = self.ring[g * self.group_len];
                 for _ in 0..self.p {
                     self.decrement_cell(j);
                     j += 1;
@@ -534,7 +534,7 @@ impl StableBloomFilter {
         self.head = (g + 1) & self.ring_mask;
     }
 
-    /// Redraws the ring group at `base`: `P` distinct cells, each drawn by rejection (a repeat
+    /// Redraws ring group `g`: `P` distinct cells, each drawn by rejection (a repeat
     /// is redrawn), in the generator's order. With `DECREMENT`, step 2 with independent draws
     /// on the way: slot `s` is decremented, then refilled with the group's next draw, in one
     /// loop; the draws are the same either way (the repeat check sees slots `..s`, already
@@ -548,7 +548,7 @@ impl StableBloomFilter {
     /// costs `O(P)` whatever `P`; and not at all when the bitmap has a bit for every cell
     /// ([`draw_distinct`]). Both draw the same cells.
     #[inline(always)]
-    fn refill<const W: u32, const DECREMENT: bool>(&mut self, base: usize) {
+    fn refill<const W: u32, const DECREMENT: bool>(&mut self, g: usize) {
         let m = self.draw_range;
         // A local copy of the generator: its state stays in registers while the group (which
         // the compiler cannot tell apart from `self`) is written.
@@ -558,7 +558,8 @@ impl StableBloomFilter {
         // them is prefetched per slot here, spread over the group's work (otherwise
         // [`Self::step_batch`] prefetches them at once).
         let spread = self.spread;
-        let ahead = (base / len + self.ahead()) & self.ring_mask;
+        let base = g * len;
+        let ahead = (g + self.ahead()) & self.ring_mask;
         let Self {
             ring,
             cells,
@@ -691,8 +692,13 @@ impl DuplicateFilter for StableBloomFilter {
     /// `min(AHEAD, R − 1)` ahead: here, or, for more than 4 independent decrements in a filter
     /// above 1 MiB, one per decrement, spread over the decrement loop (where [`Self::step`]
     /// issues them too; the groups ahead of a batch were prefetched by the elements before it).
-    /// Verdicts are identical to [`Self::step`].
+    /// Verdicts are identical to [`Self::step`]. A filter of at most
+    /// [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS) bits of state prefetches nothing:
+    /// there the prefetches cost more than they save.
     fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
+        if self.m * u64::from(self.d) <= crate::PREFETCH_ABOVE_BITS {
+            return crate::plain_batch(self, hashes, out);
+        }
         assert!(out.len() >= hashes.len(), "output buffer too short");
         let group_ahead = self.ahead();
         let per_element = !self.spread;
