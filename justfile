@@ -179,3 +179,8 @@ calibrate:
 [group('test')]
 fuzz secs="60":
     bash scripts/fuzz.sh {{secs}}
+
+# Our structures beside the Rust crates that implement them (fastbloom, bloomfilter, probabilistic-collections): the same keys at the same memory, 1 Mbit and 512 MB, batched and per element; ns per element, ratios and error rates, with the machine and its load. A few minutes. `just peers bloom 1mbit` filters.
+[group('bench')]
+peers *filter:
+    cargo bench -p dupstream-filters --bench peers -- {{filter}}

@@ -244,6 +244,35 @@ impl PackedArray {
         v
     }
 
+    /// [`Self::get`] for a width `W` known at compile time that divides 64 (see
+    /// [`Self::decrement_saturating_w`]).
+    ///
+    /// # Panics
+    /// In debug builds, as [`Self::decrement_saturating_w`].
+    #[inline(always)]
+    pub fn get_w<const W: u32>(&self, i: u64) -> u64 {
+        debug_assert!(self.width == W && 64 % W == 0 && i < self.len);
+        let bit = i * u64::from(W);
+        (self.words[(bit >> 6) as usize] >> (bit & 63)) & ((1u64 << W) - 1)
+    }
+
+    /// [`Self::replace`] for a width `W` known at compile time that divides 64 (see
+    /// [`Self::decrement_saturating_w`]).
+    ///
+    /// # Panics
+    /// In debug builds, as [`Self::decrement_saturating_w`].
+    #[inline(always)]
+    pub fn replace_w<const W: u32>(&mut self, i: u64, v: u64) -> u64 {
+        debug_assert!(self.width == W && 64 % W == 0 && i < self.len);
+        let mask = (1u64 << W) - 1;
+        let bit = i * u64::from(W);
+        let w = (bit >> 6) as usize;
+        let off = (bit & 63) as u32;
+        let word = self.words[w];
+        self.words[w] = (word & !(mask << off)) | ((v & mask) << off);
+        (word >> off) & mask
+    }
+
     /// Sets every cell to zero.
     pub fn clear_all(&mut self) {
         self.words.fill(0);
@@ -297,27 +326,41 @@ mod tests {
             prop_assert_eq!(a.count_zeros(), model.iter().filter(|&&v| v == 0).count() as u64);
         }
 
-        /// The constant-width decrement is the general one, for each width that divides 64.
+        /// The constant-width read, replace and decrement are the general ones, for each width
+        /// that divides 64.
         #[test]
-        fn decrement_saturating_w_matches_the_general_one(w_index in 0usize..6, ops in prop::collection::vec((0u64..300, any::<u64>(), any::<bool>()), 1..400)) {
+        fn constant_width_ops_match_the_general_ones(w_index in 0usize..6, ops in prop::collection::vec((0u64..300, any::<u64>(), 0u8..3), 1..400)) {
             let width = [1u32, 2, 4, 8, 16, 32][w_index];
             let mut a = PackedArray::new("test", 300, width).unwrap();
             let mut b = a.clone();
-            for (i, v, decrement) in ops {
-                if decrement {
-                    let old = match width {
-                        1 => a.decrement_saturating_w::<1>(i),
-                        2 => a.decrement_saturating_w::<2>(i),
-                        4 => a.decrement_saturating_w::<4>(i),
-                        8 => a.decrement_saturating_w::<8>(i),
-                        16 => a.decrement_saturating_w::<16>(i),
-                        _ => a.decrement_saturating_w::<32>(i),
-                    };
-                    prop_assert_eq!(old, b.decrement_saturating(i));
-                } else {
-                    a.set(i, v);
-                    b.set(i, v);
+            macro_rules! by_width {
+                ($f:ident($($arg:expr),*)) => {
+                    match width {
+                        1 => a.$f::<1>($($arg),*),
+                        2 => a.$f::<2>($($arg),*),
+                        4 => a.$f::<4>($($arg),*),
+                        8 => a.$f::<8>($($arg),*),
+                        16 => a.$f::<16>($($arg),*),
+                        _ => a.$f::<32>($($arg),*),
+                    }
+                };
+            }
+            for (i, v, op) in ops {
+                match op {
+                    0 => {
+                        let old = by_width!(decrement_saturating_w(i));
+                        prop_assert_eq!(old, b.decrement_saturating(i));
+                    }
+                    1 => {
+                        let old = by_width!(replace_w(i, v));
+                        prop_assert_eq!(old, b.replace(i, v));
+                    }
+                    _ => {
+                        a.set(i, v);
+                        b.set(i, v);
+                    }
                 }
+                prop_assert_eq!(by_width!(get_w(i)), b.get(i));
                 prop_assert_eq!(a.get(i), b.get(i));
             }
         }

@@ -50,8 +50,9 @@ use dupstream_filters::spec::FilterSpec;
 use dupstream_filters::{DuplicateFilter, PREFETCH_DISTANCE};
 use std::fmt::Write as _;
 use std::hint::black_box;
-#[cfg(not(target_os = "linux"))]
-use std::time::Instant;
+
+mod support;
+use support::{Clock, load_average, machine, median};
 
 /// (name, TOML spec): every structure at k = 2 where k applies, the SBF variants the catalogue runs (the QHT paper's,
 /// `P` from Eq. 17 with 2-bit cells; Deng & Rafiei's adjacent decrements, 1- and 2-bit cells),
@@ -365,42 +366,6 @@ fn timed(stream: &mut Stream, elements: usize, mut step: impl FnMut(&[u64], &mut
     start.elapsed_ns() / done as f64
 }
 
-/// The thread's CPU time on Linux (`CLOCK_THREAD_CPUTIME_ID`), so that time spent descheduled
-/// on a loaded machine is not counted; wall time elsewhere.
-struct Clock {
-    #[cfg(target_os = "linux")]
-    t0: rustix::time::Timespec,
-    #[cfg(not(target_os = "linux"))]
-    t0: Instant,
-}
-
-impl Clock {
-    #[cfg(target_os = "linux")]
-    fn now() -> Self {
-        Self {
-            t0: rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime),
-        }
-    }
-    #[cfg(target_os = "linux")]
-    fn elapsed_ns(&self) -> f64 {
-        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
-        (t.tv_sec - self.t0.tv_sec) as f64 * 1e9 + (t.tv_nsec - self.t0.tv_nsec) as f64
-    }
-    #[cfg(not(target_os = "linux"))]
-    fn now() -> Self {
-        Self { t0: Instant::now() }
-    }
-    #[cfg(not(target_os = "linux"))]
-    fn elapsed_ns(&self) -> f64 {
-        self.t0.elapsed().as_secs_f64() * 1e9
-    }
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 struct Row {
     name: &'static str,
     size: &'static str,
@@ -509,29 +474,6 @@ fn fill_ns() -> f64 {
         .map(|_| timed(&mut stream, 1 << 18, used))
         .collect();
     median(&mut v)
-}
-
-/// The machine and its load, for the table's header: CPU model and cores, and the load average
-/// (1, 5, 15 minutes) at the start and end of the run (Linux; "unknown" elsewhere).
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg").map_or_else(
-        |_| "unknown".to_string(),
-        |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
-    )
-}
-
-fn machine() -> String {
-    let model = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".to_string());
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    format!("{model}, {cores} cores")
 }
 
 /// The limit loop at one size: for each `L` the rows ran, the median of their limit timings

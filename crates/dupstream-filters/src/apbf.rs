@@ -1001,6 +1001,12 @@ impl DuplicateFilter for Apbf {
         }
     }
 
+    /// Prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS).
+    fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
+        let bits = self.memory_bits();
+        crate::sized_batch(self, bits, hashes, out);
+    }
+
     fn memory_bits(&self) -> u64 {
         self.s as u64 * self.m
     }

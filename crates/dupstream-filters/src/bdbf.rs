@@ -603,6 +603,12 @@ impl DuplicateFilter for BDbf {
         }
     }
 
+    /// Prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS).
+    fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
+        let bits = self.memory_bits();
+        crate::sized_batch(self, bits, hashes, out);
+    }
+
     fn memory_bits(&self) -> u64 {
         match &self.counter {
             Some(c) => c.layout.m * u64::from(c.layout.d),

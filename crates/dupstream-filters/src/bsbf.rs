@@ -52,7 +52,11 @@
 //! `prefetch(hash)` touches the element's `k` words. The random reset positions are drawn
 //! ahead into a ring of [`RING_INSERTIONS`](crate::rsbf) insertions' worth of words; each word
 //! is prefetched when drawn and used about 32 insertions later. The draws are consumed in the
-//! same order by `step` and `step_batch`, so verdicts are identical.
+//! same order by `step` and `step_batch`, so verdicts are identical. Neither the draws nor a
+//! batch's probes are prefetched in an array of at most
+//! [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS), where the prefetches cost more than
+//! they save; there the words are drawn as they are used, without the ring (the same words in
+//! the same order).
 //!
 //! # Stable load
 //!
@@ -285,6 +289,9 @@ struct Core<const V: u8> {
     /// Reset positions are drawn from `[0, r)` of each filter: `s`, or `min(s, 2^bits)`.
     r: u64,
     range_bits: Option<u32>,
+    /// Whether the array is larger than [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS):
+    /// the reset draws and a batch's probes are prefetched only then.
+    prefetch: bool,
 }
 
 const BSBF: u8 = 0;
@@ -310,13 +317,30 @@ impl<const V: u8> Core<V> {
     }
 
     fn new(budget_bits: u64, k: u32, range_bits: Option<u32>, seed: u64) -> Result<Self> {
+        let (_, s) = Self::layout(budget_bits, k)?;
+        let prefetch = u64::from(k) * s > crate::PREFETCH_ABOVE_BITS;
+        Self::with_prefetch(budget_bits, k, range_bits, seed, prefetch)
+    }
+
+    /// [`Self::new`] with or without prefetches whatever the size (for the test that both
+    /// answer the same).
+    fn with_prefetch(
+        budget_bits: u64,
+        k: u32,
+        range_bits: Option<u32>,
+        seed: u64,
+        prefetch: bool,
+    ) -> Result<Self> {
         let v = Self::VARIANT;
         check_range(range_bits)?;
         let (k, s) = Self::layout(budget_bits, k)?;
         let r = range_bits.map_or(s, |b| s.min(1u64 << b));
         let bits = BitArray::new(v.name(), u64::from(k) * s)?;
         let per = v.draws_per_insertion(k);
-        let ring = DrawRing::new(RING_INSERTIONS * per, filter_rng(seed, 1), |j, w| {
+        // Without prefetches the words are drawn as they are used: the same words, in the
+        // same order, without the ring's loads and stores.
+        let slots = if prefetch { RING_INSERTIONS * per } else { 0 };
+        let ring = DrawRing::new(slots, filter_rng(seed, 1), |j, w| {
             bits.prefetch(Self::reset_cell(k, s, r, (j % per) as u32, w).1);
         });
         Ok(Self {
@@ -328,6 +352,7 @@ impl<const V: u8> Core<V> {
             ring,
             r,
             range_bits,
+            prefetch,
         })
     }
 
@@ -357,13 +382,19 @@ impl<const V: u8> Core<V> {
         partition_query(&self.bits, &DoubleHash::new(hash), self.k, self.s)
     }
 
-    /// Takes the next ring word (for filter `i`, ignored by BSBFSD), prefetching its
-    /// replacement; returns the word, its filter and its cell.
+    /// Takes the next reset word (for filter `i`, ignored by BSBFSD): from the ring,
+    /// prefetching its replacement, when the filter prefetches; straight from the generator
+    /// otherwise (the same words). Returns the word, its filter and its cell.
     #[inline(always)]
     fn take(&mut self, i: u32) -> (u64, u32, u64) {
-        let (_slot, w, fresh) = self.ring.take();
-        self.bits
-            .prefetch(Self::reset_cell(self.k, self.s, self.r, i, fresh).1);
+        let w = if self.prefetch {
+            let (_slot, w, fresh) = self.ring.take();
+            self.bits
+                .prefetch(Self::reset_cell(self.k, self.s, self.r, i, fresh).1);
+            w
+        } else {
+            self.ring.next_direct()
+        };
         let (f, idx) = Self::reset_cell(self.k, self.s, self.r, i, w);
         (w, f, idx)
     }
@@ -493,13 +524,18 @@ macro_rules! filter_type {
         }
 
         impl DuplicateFilter for $name {
-            #[inline]
+            #[inline(always)]
             fn step(&mut self, hash: u64) -> bool {
                 self.core.step(hash)
             }
             #[inline(always)]
             fn prefetch(&self, hash: u64) {
                 self.core.prefetch(hash)
+            }
+            /// Prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS).
+            fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
+                let bits = self.core.bits.len();
+                crate::sized_batch(self, bits, hashes, out);
             }
             fn memory_bits(&self) -> u64 {
                 self.core.memory_bits()
@@ -565,6 +601,27 @@ mod tests {
     use super::*;
     use crate::Structure;
     use crate::hash::hash_key;
+
+    /// Drawing the reset words from the ring (prefetched) or as they are used gives the same
+    /// words, so the same verdicts, whatever the filter's size picks.
+    #[test]
+    fn reset_words_from_the_ring_or_drawn_as_used_are_the_same() {
+        fn same<const V: u8>(k: u32) {
+            let budget = 1 << 14;
+            let mut a = Core::<V>::with_prefetch(budget, k, None, 3, true).unwrap();
+            let mut b = Core::<V>::with_prefetch(budget, k, None, 3, false).unwrap();
+            for key in 0..50_000u64 {
+                let h = hash_key(key % 9000, 1);
+                assert_eq!(a.step(h), b.step(h), "variant {V}, k {k}, key {key}");
+            }
+            assert_eq!(a.ones, b.ones);
+        }
+        for k in [1, 2, 3] {
+            same::<BSBF>(k);
+            same::<BSBFSD>(k);
+            same::<RLBSBF>(k);
+        }
+    }
 
     fn ranged<P: Clone>(p: &P, set: impl Fn(&mut P)) -> P {
         let mut q = p.clone();

@@ -481,6 +481,18 @@ impl DrawRing {
         self.pos = if p + 1 == self.slots.len() { 0 } else { p + 1 };
         (p, v, fresh)
     }
+
+    /// The next word straight from the generator, for a ring built with no slots (nothing to
+    /// prefetch): the words [`take`](Self::take) would return from a ring of any length, in
+    /// the same order.
+    #[inline(always)]
+    pub(crate) fn next_direct(&mut self) -> u64 {
+        debug_assert!(
+            self.slots.is_empty(),
+            "a ring with slots hands out its words by take"
+        );
+        self.rng.next_u64()
+    }
 }
 
 /// The layout RSBF and the BSBF family share: `k` Bloom filters of `s` bits side by side in one
@@ -743,6 +755,12 @@ impl DuplicateFilter for Rsbf {
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
         partition_prefetch(&self.bits, hash, self.k, self.s);
+    }
+
+    /// Prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS).
+    fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
+        let bits = self.memory_bits();
+        crate::sized_batch(self, bits, hashes, out);
     }
 
     fn memory_bits(&self) -> u64 {

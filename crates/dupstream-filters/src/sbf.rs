@@ -59,7 +59,8 @@
 //! consumes the oldest group and draws a replacement. The draws therefore happen in one fixed
 //! order whatever the calling pattern, so [`DuplicateFilter::step`] and the overridden
 //! [`DuplicateFilter::step_batch`] give identical verdicts, while the decrement cells of an
-//! element `min(AHEAD, R − 1)` elements ahead can be prefetched: by `step_batch`, or, for more
+//! element `min(AHEAD, R − 1)` elements ahead can be prefetched (not in a filter of at most
+//! [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS) bits): by `step_batch`, or, for more
 //! than 4 independent decrements in a filter above 1 MiB, one per decrement inside the
 //! decrement loop (in `step` too). The ring, like
 //! the generator, is random-number state, not filter state, and is not charged to the budget.
@@ -373,6 +374,23 @@ fn draw_distinct(rng: &mut FilterRng, m: u64, seen: &mut [u64], shift: u32, draw
     }
 }
 
+/// Groups of at most this many cells check a draw against the group's earlier cells by
+/// comparing it with each (at most 7 comparisons, and no bitmap to clear per group); larger
+/// groups use the bitmap of [`draw_distinct`].
+const LINEAR_CHECK_MAX: usize = 8;
+
+/// One decrement position in `[0, m)` not among `drawn`, by rejection as [`draw_distinct`] (the
+/// same draws), checked by comparing it with each of `drawn`.
+#[inline(always)]
+fn draw_distinct_linear(rng: &mut FilterRng, m: u64, drawn: &[u64]) -> u64 {
+    loop {
+        let x = reduce(rng.next_u64(), m);
+        if !drawn.iter().fold(false, |hit, &y| hit | (y == x)) {
+            return x;
+        }
+    }
+}
+
 /// Groups of pre-drawn decrement positions kept ahead (a power of two).
 fn ring_groups(group_len: usize) -> usize {
     let mut r = 32;
@@ -416,7 +434,8 @@ pub struct StableBloomFilter {
     spread: bool,
     head: usize,
     /// Bitmap of the cells drawn so far in a group (at least 32 bits per cell, a power of
-    /// two), which spares most draws the search for a repeat.
+    /// two), which spares most draws the search for a repeat; unused in groups of at most
+    /// [`LINEAR_CHECK_MAX`] cells.
     seen: Vec<u64>,
 }
 
@@ -514,7 +533,7 @@ impl StableBloomFilter {
     /// Fills ring group `g` with fresh positions: `P` distinct cells, each drawn by
     /// rejection (a repeat is redrawn), in the generator's order ([`Self::refill`]).
     fn draw_group(&mut self, g: usize) {
-        self.refill::<0, false>(g * self.group_len);
+        self.refill::<0, false>(g);
     }
 
     /// Decrements one cell (if non-zero), keeping the zero count. Branch-free: whether a random
@@ -528,17 +547,16 @@ impl StableBloomFilter {
     #[inline(always)]
     fn decrement(&mut self) {
         let g = self.head;
-        let base = g * self.group_len;
         match self.decrement {
             // The cell width as a constant where one divides 64 (no cell straddles words).
             Decrement::Independent => match self.d {
-                1 => self.refill::<1, true>(base),
-                2 => self.refill::<2, true>(base),
-                4 => self.refill::<4, true>(base),
-                _ => self.refill::<0, true>(base),
+                1 => self.refill::<1, true>(g),
+                2 => self.refill::<2, true>(g),
+                4 => self.refill::<4, true>(g),
+                _ => self.refill::<0, true>(g),
             },
             Decrement::Adjacent => {
-                let mut j = self.ring[base];
+                let mut j = self.ring[g * self.group_len];
                 for _ in 0..self.p {
                     self.decrement_cell(j);
                     j += 1;
@@ -552,19 +570,21 @@ impl StableBloomFilter {
         self.head = (g + 1) & self.ring_mask;
     }
 
-    /// Redraws the ring group at `base`: `P` distinct cells, each drawn by rejection (a repeat
+    /// Redraws ring group `g`: `P` distinct cells, each drawn by rejection (a repeat
     /// is redrawn), in the generator's order. With `DECREMENT`, step 2 with independent draws
     /// on the way: slot `s` is decremented, then refilled with the group's next draw, in one
     /// loop; the draws are the same either way (the repeat check sees slots `..s`, already
     /// redrawn), so the verdicts are too, and fused, the generator's dependency chain overlaps
     /// the cell updates. `W` is the cell width when it divides 64, 0 for any width.
     ///
-    /// A repeat is found by a linear search of the cells drawn so far, which runs only when a
-    /// bitmap of those cells (about 32 bits per cell, indexed by the cell's low bits) says the
-    /// new one may be among them: rarely, so a group costs `O(P)` whatever `P`; and not at all
-    /// when the bitmap has a bit for every cell ([`draw_distinct`]).
+    /// In a group of at most [`LINEAR_CHECK_MAX`] cells a repeat is found by comparing the draw
+    /// with each cell drawn so far ([`draw_distinct_linear`]). In a larger one, by a linear
+    /// search of those cells, which runs only when a bitmap of them (about 32 bits per cell,
+    /// indexed by the cell's low bits) says the new one may be among them: rarely, so a group
+    /// costs `O(P)` whatever `P`; and not at all when the bitmap has a bit for every cell
+    /// ([`draw_distinct`]). Both draw the same cells.
     #[inline(always)]
-    fn refill<const W: u32, const DECREMENT: bool>(&mut self, base: usize) {
+    fn refill<const W: u32, const DECREMENT: bool>(&mut self, g: usize) {
         let m = self.draw_range;
         // A local copy of the generator: its state stays in registers while the group (which
         // the compiler cannot tell apart from `self`) is written.
@@ -574,7 +594,8 @@ impl StableBloomFilter {
         // them is prefetched per slot here, spread over the group's work (otherwise
         // [`Self::step_batch`] prefetches them at once).
         let spread = self.spread;
-        let ahead = (base / len + self.ahead()) & self.ring_mask;
+        let base = g * len;
+        let ahead = (g + self.ahead()) & self.ring_mask;
         let Self {
             ring,
             cells,
@@ -594,7 +615,8 @@ impl StableBloomFilter {
             // A ring of one group (`P` > 4096): nothing ahead to prefetch.
             std::cmp::Ordering::Equal => (&mut ring[base..base + len], &[]),
         };
-        let shift = clear_seen(seen);
+        let linear = len <= LINEAR_CHECK_MAX;
+        let shift = if linear { 0 } else { clear_seen(seen) };
         let mut hit_zero = 0;
         for s in 0..group.len() {
             if DECREMENT {
@@ -608,7 +630,11 @@ impl StableBloomFilter {
                 };
                 hit_zero += u64::from(old == 1);
             }
-            group[s] = draw_distinct(&mut rng, m, seen, shift, &group[..s]);
+            group[s] = if linear {
+                draw_distinct_linear(&mut rng, m, &group[..s])
+            } else {
+                draw_distinct(&mut rng, m, seen, shift, &group[..s])
+            };
         }
         *zeros += hit_zero;
         self.rng = rng;
@@ -645,25 +671,36 @@ impl StableBloomFilter {
     }
 }
 
-impl DuplicateFilter for StableBloomFilter {
-    #[inline]
-    fn step(&mut self, hash: u64) -> bool {
+impl StableBloomFilter {
+    /// [`DuplicateFilter::step`] with the cell width `W` a constant where it divides 64 (0: any
+    /// width).
+    #[inline(always)]
+    fn step_w<const W: u32>(&mut self, hash: u64) -> bool {
         let dh = DoubleHash::new(hash);
         let m = self.m;
         // 1. Detect: duplicate iff none of the K cells is zero (or, `Lookup::Any`, iff one
         // is not). The rule is fixed per filter, so its branch is predicted.
+        let probe = |i: u32| {
+            let j = dh.index(i, m);
+            let v = if W == 0 {
+                self.cells.get(j)
+            } else {
+                self.cells.get_w::<W>(j)
+            };
+            v != 0
+        };
         let dup = match self.lookup {
             Lookup::All => {
                 let mut all = true;
                 for i in 0..self.k {
-                    all &= self.cells.get(dh.index(i, m)) != 0;
+                    all &= probe(i);
                 }
                 all
             }
             Lookup::Any => {
                 let mut any = false;
                 for i in 0..self.k {
-                    any |= self.cells.get(dh.index(i, m)) != 0;
+                    any |= probe(i);
                 }
                 any
             }
@@ -673,9 +710,26 @@ impl DuplicateFilter for StableBloomFilter {
         // 3. Set the K cells to Max.
         for i in 0..self.k {
             let j = dh.index(i, m);
-            self.zeros -= u64::from(self.cells.replace(j, self.max) == 0);
+            let old = if W == 0 {
+                self.cells.replace(j, self.max)
+            } else {
+                self.cells.replace_w::<W>(j, self.max)
+            };
+            self.zeros -= u64::from(old == 0);
         }
         dup
+    }
+}
+
+impl DuplicateFilter for StableBloomFilter {
+    #[inline]
+    fn step(&mut self, hash: u64) -> bool {
+        match self.d {
+            1 => self.step_w::<1>(hash),
+            2 => self.step_w::<2>(hash),
+            4 => self.step_w::<4>(hash),
+            _ => self.step_w::<0>(hash),
+        }
     }
 
     #[inline(always)]
@@ -690,8 +744,13 @@ impl DuplicateFilter for StableBloomFilter {
     /// `min(AHEAD, R − 1)` ahead: here, or, for more than 4 independent decrements in a filter
     /// above 1 MiB, one per decrement, spread over the decrement loop (where [`Self::step`]
     /// issues them too; the groups ahead of a batch were prefetched by the elements before it).
-    /// Verdicts are identical to [`Self::step`].
+    /// Verdicts are identical to [`Self::step`]. A filter of at most
+    /// [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS) bits of state prefetches nothing:
+    /// there the prefetches cost more than they save.
     fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
+        if self.m * u64::from(self.d) <= crate::PREFETCH_ABOVE_BITS {
+            return crate::plain_batch(self, hashes, out);
+        }
         assert!(out.len() >= hashes.len(), "output buffer too short");
         let group_ahead = self.ahead();
         let per_element = !self.spread;

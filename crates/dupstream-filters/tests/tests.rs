@@ -147,8 +147,13 @@ fn built_structures_report_what_memory_bits_for_promised() {
 #[test]
 fn same_seed_same_verdicts_and_batch_equals_single_steps() {
     let keys = stream(200_000, 60_000, 3);
-    for spec in specs() {
-        let budget = 1 << 16;
+    // Small, and above `PREFETCH_ABOVE_BITS`, where the Bloom filter's and the BSBF family's
+    // batches prefetch.
+    let budgets = [1 << 16, 2 * dupstream_filters::PREFETCH_ABOVE_BITS];
+    for (spec, budget) in specs()
+        .into_iter()
+        .flat_map(|s| budgets.map(|b| (s.clone(), b)))
+    {
         let mut a = spec.build(budget, 42).unwrap();
         let mut b = spec.build(budget, 42).unwrap();
         let mut c = spec.build(budget, 42).unwrap();
@@ -157,7 +162,7 @@ fn same_seed_same_verdicts_and_batch_equals_single_steps() {
         assert_eq!(
             single_a,
             single_b,
-            "{}: same seed, different verdicts",
+            "{} at {budget}: same seed, different verdicts",
             spec.name()
         );
         let mut batch = vec![false; keys.len()];
@@ -174,7 +179,7 @@ fn same_seed_same_verdicts_and_batch_equals_single_steps() {
         assert_eq!(
             single_a,
             batch,
-            "{}: step_batch differs from step",
+            "{} at {budget}: step_batch differs from step",
             spec.name()
         );
         let occ = a.occupancy().value;

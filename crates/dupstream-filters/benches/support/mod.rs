@@ -1,0 +1,65 @@
+//! What the hand-timed benchmarks (`roofline.rs`, `peers.rs`) share: the thread's CPU clock,
+//! the median, and the machine and load for their headers.
+
+#[cfg(not(target_os = "linux"))]
+use std::time::Instant;
+
+/// The thread's CPU time on Linux (`CLOCK_THREAD_CPUTIME_ID`), so that time spent descheduled
+/// on a loaded machine is not counted; wall time elsewhere.
+pub struct Clock {
+    #[cfg(target_os = "linux")]
+    t0: rustix::time::Timespec,
+    #[cfg(not(target_os = "linux"))]
+    t0: Instant,
+}
+
+impl Clock {
+    #[cfg(target_os = "linux")]
+    pub fn now() -> Self {
+        Self {
+            t0: rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime),
+        }
+    }
+    #[cfg(target_os = "linux")]
+    pub fn elapsed_ns(&self) -> f64 {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        (t.tv_sec - self.t0.tv_sec) as f64 * 1e9 + (t.tv_nsec - self.t0.tv_nsec) as f64
+    }
+    #[cfg(not(target_os = "linux"))]
+    pub fn now() -> Self {
+        Self { t0: Instant::now() }
+    }
+    #[cfg(not(target_os = "linux"))]
+    pub fn elapsed_ns(&self) -> f64 {
+        self.t0.elapsed().as_secs_f64() * 1e9
+    }
+}
+
+/// The median (the upper one of an even count); sorts `v`.
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The load average (1, 5, 15 minutes) now (Linux; "unknown" elsewhere).
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "unknown".to_string(),
+        |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+    )
+}
+
+/// The CPU model and the number of cores.
+pub fn machine() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_string());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{model}, {cores} cores")
+}
