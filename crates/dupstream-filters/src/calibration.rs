@@ -135,13 +135,7 @@ pub fn cells_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
         }),
         FilterSpec::Sbf(p) => {
             let cells = m / u64::from(crate::sbf::cell_bits(p.max.max(1))).max(1);
-            let pp = match (p.p, p.fps) {
-                (Some(pp), _) => pp as f64,
-                (None, Some(fps)) => crate::theory::p_for_fps(cells.max(2), p.k, p.max, fps)
-                    .floor()
-                    .max(1.0),
-                (None, None) => 4.0,
-            };
+            let pp = crate::sbf::decrement_cells(p, cells).unwrap_or(4.0);
             let total = f64::from(p.k) + pp;
             if total.is_finite() { total } else { 2.0 }
         }
@@ -670,7 +664,17 @@ mod tests {
     #[test]
     fn sbf_cells_follow_eq_17() {
         let spec = FilterSpec::Sbf(crate::sbf::SbfParams::with_fps(3, 2, 0.02));
-        let p = crate::theory::p_for_fps((1 << 20) / 2, 2, 3, 0.02).floor();
-        assert_eq!(cells_per_element(&spec, 1 << 20), 2.0 + p);
+        let real = crate::theory::p_for_fps((1 << 20) / 2, 2, 3, 0.02);
+        assert!(real.fract() > 0.0, "a fractional P, so the rounding shows");
+        assert_eq!(cells_per_element(&spec, 1 << 20), 2.0 + real.floor());
+        // The estimate follows `p_rounding`, as the filter does.
+        let FilterSpec::Sbf(mut params) = spec else {
+            unreachable!()
+        };
+        params.p_rounding = crate::sbf::PRounding::Ceil;
+        let ceil = FilterSpec::Sbf(params.clone());
+        assert_eq!(cells_per_element(&ceil, 1 << 20), 2.0 + real.ceil());
+        let built = crate::sbf::StableBloomFilter::new(1 << 20, &params, 1).unwrap();
+        assert_eq!(built.p() as f64, real.ceil(), "the filter's own P");
     }
 }

@@ -87,6 +87,21 @@ const SPREAD_FROM_BITS: u64 = 1 << 23;
 
 pub use crate::theory::{fp_bound, p_for_fps, stable_zero_fraction};
 
+/// `P`, the cells decremented per element, as a filter of `m` cells with `params` uses it:
+/// `p` as given, or Eq. 17 from `fps` rounded by `p_rounding` (at least 1); `None` when
+/// neither is given. The one place `P` follows from `fps`: the filter, its cost and the
+/// runner's estimate all read it here.
+pub fn decrement_cells(params: &SbfParams, m: u64) -> Option<f64> {
+    match (params.p, params.fps) {
+        (Some(p), _) => Some(p as f64),
+        (None, Some(fps)) => {
+            let real = p_for_fps(m.max(2), params.k, params.max, fps);
+            Some(params.p_rounding.apply(real).max(1.0))
+        }
+        (None, None) => None,
+    }
+}
+
 /// Largest accepted `K`.
 pub const MAX_K: u32 = 256;
 /// Largest accepted `P` (each element costs `O(P)` work).
@@ -150,6 +165,16 @@ pub enum PRounding {
     Floor,
     /// Round up (the bound of Eq. 8 is then at most `fps`).
     Ceil,
+}
+
+impl PRounding {
+    /// `P` from Eq. 17's real value.
+    pub fn apply(self, real: f64) -> f64 {
+        match self {
+            PRounding::Floor => real.floor(),
+            PRounding::Ceil => real.ceil(),
+        }
+    }
 }
 
 #[cfg(feature = "serde")] // only the serde default uses it
@@ -291,10 +316,7 @@ fn resolve(budget_bits: u64, params: &SbfParams) -> Result<Resolved> {
                 return Err(too_small(min_cells(1)));
             }
             let real = p_for_fps(m, k, max, fps);
-            let rounded = match params.p_rounding {
-                PRounding::Floor => real.floor(),
-                PRounding::Ceil => real.ceil(),
-            };
+            let rounded = params.p_rounding.apply(real);
             ensure(
                 rounded.is_finite() && rounded <= MAX_P as f64,
                 "fps",
@@ -821,11 +843,7 @@ crate::structure::impl_structure!(StableBloomFilter {
     /// half a Bloom step per cell.
     fn cost_at(params: &SbfParams, budget_bits: u64) -> f64 {
         let m = budget_bits / u64::from(cell_bits(params.max.max(1))).max(1);
-        let cells = match (params.p, params.fps) {
-            (Some(pp), _) => pp as f64,
-            (None, Some(fps)) => crate::theory::p_for_fps(m.max(1), params.k, params.max, fps),
-            (None, None) => 4.0,
-        };
+        let cells = decrement_cells(params, m).unwrap_or(4.0);
         let cost = (f64::from(params.k) + cells) / 2.0;
         if cost.is_finite() {
             cost.max(1.0)
