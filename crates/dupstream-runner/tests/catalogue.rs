@@ -24,10 +24,7 @@ fn run(dir: &Path, file: &str, extra: &[&str]) -> PathBuf {
 
 #[test]
 fn every_experiment_file_is_valid_at_full_scale_and_at_scale_64() {
-    // The leaderboard's window structures take their window in elements as run (structure
-    // parameters are not scaled), set for its own scale 16, which its files pin with
-    // `max_scale = 16`: `--scale 64` is clamped there, so the whole catalogue checks (and
-    // `just reproduce-all 64`'s estimate runs) at scale 64.
+    // The whole catalogue checks (and `just reproduce-all 64`'s estimate runs) at scale 64.
     // A fresh clone without the NASA log checks clean: that file is SKIPPED, not failed.
     let nasa = crate::util::shared_data("nasa-http-1995-08-01.tsv").is_some();
     let out = crate::util::dupstream(&["check", "experiments", "--scale", "64"]);
@@ -37,7 +34,7 @@ fn every_experiment_file_is_valid_at_full_scale_and_at_scale_64() {
     assert!(files >= 40, "expected the whole catalogue, got:\n{text}");
     assert!(!text.contains("FAIL"), "{text}");
     for line in text.lines().filter(|l| l.starts_with("SKIPPED")) {
-        assert!(!nasa && line.contains("leaderboard/nasa.toml"), "{text}");
+        assert!(!nasa && line.contains("leaderboard/since-nasa.toml"), "{text}");
     }
     let out = crate::util::dupstream(&["estimate", "experiments", "--scale", "64"]);
     assert!(
@@ -54,7 +51,7 @@ fn every_experiment_file_is_valid_at_full_scale_and_at_scale_64() {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success() && !text.contains("FAIL"), "{text}");
         for line in text.lines().filter(|l| l.starts_with("SKIPPED")) {
-            assert!(!nasa && line.contains("leaderboard/nasa.toml"), "{text}");
+            assert!(!nasa && line.contains("leaderboard/since-nasa.toml"), "{text}");
         }
         assert!(
             text.lines().filter(|l| l.starts_with("ok ")).count() >= 4,

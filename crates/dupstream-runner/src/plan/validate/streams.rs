@@ -187,7 +187,7 @@ fn case(
                         span.clone(),
                         "path",
                         format!(
-                            "replayed file {} not found (external data: see the README's \"External data\")",
+                            "replayed file {} not found (external data: see docs/experiments.md, \"External data\")",
                             path.display()
                         ),
                     )
