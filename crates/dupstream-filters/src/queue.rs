@@ -355,7 +355,11 @@ mod tests {
         let scaled = <Queue as Structure>::scaled_params(&p, 64);
         assert_eq!(*scaled.inner, sbf.scaled(64));
         assert_ne!(*scaled.inner, sbf);
-        assert_eq!(scaled.window, 1000 / 64, "the window scales with the stream");
+        assert_eq!(
+            scaled.window,
+            1000 / 64,
+            "the window scales with the stream"
+        );
     }
 
     #[test]

@@ -34,7 +34,10 @@ fn every_experiment_file_is_valid_at_full_scale_and_at_scale_64() {
     assert!(files >= 40, "expected the whole catalogue, got:\n{text}");
     assert!(!text.contains("FAIL"), "{text}");
     for line in text.lines().filter(|l| l.starts_with("SKIPPED")) {
-        assert!(!nasa && line.contains("leaderboard/since-nasa.toml"), "{text}");
+        assert!(
+            !nasa && line.contains("leaderboard/since-nasa.toml"),
+            "{text}"
+        );
     }
     let out = crate::util::dupstream(&["estimate", "experiments", "--scale", "64"]);
     assert!(
@@ -51,7 +54,10 @@ fn every_experiment_file_is_valid_at_full_scale_and_at_scale_64() {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success() && !text.contains("FAIL"), "{text}");
         for line in text.lines().filter(|l| l.starts_with("SKIPPED")) {
-            assert!(!nasa && line.contains("leaderboard/since-nasa.toml"), "{text}");
+            assert!(
+                !nasa && line.contains("leaderboard/since-nasa.toml"),
+                "{text}"
+            );
         }
         assert!(
             text.lines().filter(|l| l.starts_with("ok ")).count() >= 4,
