@@ -21,8 +21,10 @@ pub mod render;
 pub mod series;
 pub mod state;
 pub mod sweep;
+pub mod ticks;
 
-pub use render::{Panel, Series, Style, XScale, file_name, human_count, render};
+pub use render::{Panel, Series, Style, XScale, file_name, render};
+pub use ticks::human_count;
 
 use crate::plan::{ChartKind, ChartSpec};
 use crate::record::RawRow;

@@ -9,8 +9,12 @@
 //!   place on a log axis: it is drawn as a hollow marker on the bottom edge, and the legend
 //!   says so.
 //! - Ticks are chosen here ([`XScale`]): integer parameters get integer ticks; log2 axes get
-//!   ticks at the values measured when there are few of them.
+//!   ticks at the values measured when there are few of them. The tick arithmetic and number
+//!   formats themselves are in [`ticks`](super::ticks).
 
+use super::ticks::{
+    few_distinct, human_count, log_label, log_ticks, min_max, nice_ticks, pad, trim,
+};
 use crate::plan::units::format_bits;
 use crate::record::atomic_write;
 use anyhow::{Context, Result, anyhow};
@@ -374,30 +378,6 @@ fn title_lines(title: &str, width: f64) -> Vec<String> {
     lines
 }
 
-/// "Nice" tick positions over `[lo, hi]`: about `n` of them at 1, 2 or 5 × 10^k steps (at
-/// least `min_step`).
-fn nice_ticks(lo: f64, hi: f64, n: usize, min_step: f64) -> Vec<f64> {
-    let raw = ((hi - lo) / n.max(1) as f64).max(f64::MIN_POSITIVE);
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * mag)
-        .max(min_step);
-    let first = (lo / step).ceil() as i64;
-    let last = (hi / step).floor() as i64;
-    (first..=last).map(|i| i as f64 * step).collect()
-}
-
-/// The distinct values of `xs`, sorted (`None` when there are more than `max`).
-fn few_distinct(xs: &[f64], max: usize) -> Option<Vec<f64>> {
-    let mut v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
-    v.sort_by(f64::total_cmp);
-    v.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
-    (v.len() <= max).then_some(v)
-}
-
 /// The x ticks (in transformed space) for data at transformed positions `xs`.
 fn x_ticks(scale: XScale, (lo, hi): (f64, f64), xs: &[f64]) -> Vec<f64> {
     match scale {
@@ -421,65 +401,6 @@ fn x_ticks(scale: XScale, (lo, hi): (f64, f64), xs: &[f64]) -> Vec<f64> {
     }
 }
 
-/// Ticks of a log10 axis over `[lo, hi]` (exponents): the decades, with 2 and 5 between
-/// them when fewer than four decades are in range.
-fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let decades: Vec<f64> = ((lo.ceil() as i64)..=(hi.floor() as i64))
-        .map(|k| k as f64)
-        .collect();
-    if decades.len() >= 4 {
-        return decades;
-    }
-    let mut out = Vec::new();
-    for k in (lo.floor() as i64)..=(hi.ceil() as i64) {
-        for m in [1.0f64, 2.0, 5.0] {
-            let t = k as f64 + m.log10();
-            if t >= lo - 1e-9 && t <= hi + 1e-9 {
-                out.push(t);
-            }
-        }
-    }
-    out
-}
-
-/// A number without trailing zeros, with at most `decimals` decimals.
-fn trim(x: f64, decimals: usize) -> String {
-    let s = format!("{x:.decimals$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
-/// A count as people read it on an axis: `500K`, `1.5M`, `2G`, `3.58`.
-pub fn human_count(x: f64) -> String {
-    let a = x.abs();
-    if a >= 1e9 {
-        format!("{}G", trim(x / 1e9, 2))
-    } else if a >= 1e6 {
-        format!("{}M", trim(x / 1e6, 2))
-    } else if a >= 1e4 {
-        format!("{}K", trim(x / 1e3, 1))
-    } else if a == 0.0 {
-        "0".into()
-    } else {
-        // Three significant digits.
-        let decimals = (2.0 - a.log10().floor()).max(0.0) as usize;
-        trim(x, decimals)
-    }
-}
-
-/// A value of a log10 axis at exponent `t`.
-fn log_label(t: f64) -> String {
-    let v = 10f64.powf(t);
-    if !(1e-4..1e6).contains(&v) {
-        return format!("{v:.0e}");
-    }
-    let decimals = (-t.floor()).max(0.0) as usize;
-    trim(v, decimals)
-}
-
 fn x_label(scale: XScale, x: f64) -> String {
     match scale {
         XScale::Linear | XScale::Integer => human_count(x),
@@ -487,26 +408,6 @@ fn x_label(scale: XScale, x: f64) -> String {
         XScale::Log2 => human_count(2f64.powf(x)),
         XScale::Log10 => log_label(x),
     }
-}
-
-/// `lo..hi` widened by `frac` of its span on each side; a span too narrow to tell values
-/// apart on an axis (under 0.1 % of the values) becomes ±5 % around them (±0.5 around 0).
-fn pad((lo, hi): (f64, f64), frac: f64) -> (f64, f64) {
-    let mid = (lo + hi) / 2.0;
-    if lo > hi {
-        (0.0, 1.0)
-    } else if hi - lo <= 1e-3 * mid.abs() {
-        let d = if mid == 0.0 { 0.5 } else { 0.05 * mid.abs() };
-        (mid - d, mid + d)
-    } else {
-        let d = (hi - lo) * frac;
-        (lo - d, hi + d)
-    }
-}
-
-fn min_max(v: impl Iterator<Item = f64>) -> (f64, f64) {
-    v.filter(|x| x.is_finite())
-        .fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)))
 }
 
 /// How y values are placed: identity, or log10 with a floor for values ≤ 0.
