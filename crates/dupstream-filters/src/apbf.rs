@@ -1076,13 +1076,7 @@ crate::structure::impl_structure!(Apbf {
     cost: 3.0,
     memory_bits_for: Apbf::memory_bits_for,
 }
-    /// The window, an element count, scales with the stream (`--scale`).
-    fn scaled_params(params: &ApbfParams, factor: u64) -> ApbfParams {
-        ApbfParams {
-            window: params.window.map(|w| crate::structure::scaled_count(w, factor)),
-            ..params.clone()
-        }
-    }
+    crate::structure::window_scales!(ApbfParams);
 );
 
 crate::structure::impl_structure!(ApbfBlocked {
@@ -1091,13 +1085,7 @@ crate::structure::impl_structure!(ApbfBlocked {
     cost: 2.0,
     memory_bits_for: Apbf::memory_bits_for_blocked,
 }
-    /// The window, an element count, scales with the stream (`--scale`).
-    fn scaled_params(params: &ApbfParams, factor: u64) -> ApbfParams {
-        ApbfParams {
-            window: params.window.map(|w| crate::structure::scaled_count(w, factor)),
-            ..params.clone()
-        }
-    }
+    crate::structure::window_scales!(ApbfParams);
 );
 
 #[cfg(test)]

@@ -288,12 +288,7 @@ crate::structure::impl_structure!(ExactWindow {
     cost: 3.0,
     memory_bits_for: ExactWindow::memory_bits_for,
 }
-    /// The window, an element count, scales with the stream (`--scale`).
-    fn scaled_params(params: &ExactWindowParams, factor: u64) -> ExactWindowParams {
-        ExactWindowParams {
-            window: params.window.map(|w| crate::structure::scaled_count(w, factor)),
-        }
-    }
+    crate::structure::window_scales!(ExactWindowParams);
 );
 
 #[cfg(test)]

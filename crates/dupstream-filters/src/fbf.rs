@@ -256,13 +256,7 @@ crate::structure::impl_structure!(Fbf {
     cost: 4.0,
     memory_bits_for: Fbf::memory_bits_for,
 }
-    /// The window, an element count, scales with the stream (`--scale`).
-    fn scaled_params(params: &FbfParams, factor: u64) -> FbfParams {
-        FbfParams {
-            window: crate::structure::scaled_count(params.window, factor),
-            ..params.clone()
-        }
-    }
+    crate::structure::window_scales!(FbfParams);
 );
 
 #[cfg(test)]

@@ -265,7 +265,7 @@ crate::structure::impl_structure!(Queue {
     fn scaled_params(params: &QueueParams, factor: u64) -> QueueParams {
         QueueParams {
             inner: Box::new(params.inner.scaled(factor)),
-            window: crate::structure::scaled_count(params.window, factor),
+            window: crate::structure::ScaledWindow::scaled_window(params.window, factor),
             ..params.clone()
         }
     }

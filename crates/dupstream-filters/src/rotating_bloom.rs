@@ -362,13 +362,7 @@ crate::structure::impl_structure!(RotatingBloom {
     cost: 2.0,
     memory_bits_for: RotatingBloom::memory_bits_for,
 }
-    /// The window, an element count, scales with the stream (`--scale`).
-    fn scaled_params(params: &RotatingBloomParams, factor: u64) -> RotatingBloomParams {
-        RotatingBloomParams {
-            window: crate::structure::scaled_count(params.window, factor),
-            ..params.clone()
-        }
-    }
+    crate::structure::window_scales!(RotatingBloomParams);
 );
 
 #[cfg(test)]

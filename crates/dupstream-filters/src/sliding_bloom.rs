@@ -271,13 +271,7 @@ crate::structure::impl_structure!(SlidingBloom {
     cost: 3.0,
     memory_bits_for: SlidingBloom::memory_bits_for,
 }
-    /// The window, an element count, scales with the stream (`--scale`).
-    fn scaled_params(params: &SlidingBloomParams, factor: u64) -> SlidingBloomParams {
-        SlidingBloomParams {
-            window: crate::structure::scaled_count(params.window, factor),
-            ..params.clone()
-        }
-    }
+    crate::structure::window_scales!(SlidingBloomParams);
 );
 
 #[cfg(test)]

@@ -70,6 +70,38 @@ pub(crate) fn scaled_count(count: u64, factor: u64) -> u64 {
     (count / factor.max(1)).max(1)
 }
 
+/// A window field, given (`u64`) or optional (`Option<u64>`), at `--scale factor`.
+pub(crate) trait ScaledWindow {
+    fn scaled_window(self, factor: u64) -> Self;
+}
+
+impl ScaledWindow for u64 {
+    fn scaled_window(self, factor: u64) -> Self {
+        scaled_count(self, factor)
+    }
+}
+
+impl ScaledWindow for Option<u64> {
+    fn scaled_window(self, factor: u64) -> Self {
+        self.map(|w| scaled_count(w, factor))
+    }
+}
+
+/// [`Structure::scaled_params`] for parameters `$params` whose only size tied to the stream is
+/// their `window`, a count of elements: the window divided by `--scale`, the rest kept. Used
+/// inside [`impl_structure!`]'s overrides.
+macro_rules! window_scales {
+    ($params:ty) => {
+        /// The window, an element count, scales with the stream (`--scale`).
+        fn scaled_params(params: &$params, factor: u64) -> $params {
+            let mut p = params.clone();
+            p.window = $crate::structure::ScaledWindow::scaled_window(p.window, factor);
+            p
+        }
+    };
+}
+pub(crate) use window_scales;
+
 /// A `bits`-bit draw range (SBF's `decrement_range_bits`, the BSBF family's
 /// `reset_range_bits`) at `--scale factor`: the array is `factor` times smaller, so the range
 /// loses `log2 factor` bits (rounded down for a factor that is not a power of two), at least 1,

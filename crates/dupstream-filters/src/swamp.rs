@@ -578,13 +578,7 @@ crate::structure::impl_structure!(Swamp {
     cost: 3.0,
     memory_bits_for: Swamp::memory_bits_for,
 }
-    /// The window, an element count, scales with the stream (`--scale`).
-    fn scaled_params(params: &SwampParams, factor: u64) -> SwampParams {
-        SwampParams {
-            window: crate::structure::scaled_count(params.window, factor),
-            ..params.clone()
-        }
-    }
+    crate::structure::window_scales!(SwampParams);
 
 
     /// The host layout: the packed buffer of `W·f` bits and one host word per count-table slot

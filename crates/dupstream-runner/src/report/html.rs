@@ -486,21 +486,19 @@ pub(crate) fn within_tolerance(table: &Path) -> Option<(usize, usize)> {
     (of > 0).then_some((ok, of))
 }
 
-/// For each run, `None` when it is the latest of its experiment and scale (started last, by
-/// `started_unix`, then by directory name), else the index of the run that supersedes it.
-fn latest_runs(runs: &[IndexRun]) -> Vec<Option<usize>> {
-    let key = |r: &IndexRun| {
+/// For each run `(directory, manifest)`, `None` when it is the latest of its experiment and
+/// scale (started last, by `started_unix`, then by directory name), else the index of the run
+/// that supersedes it. The index marks superseded runs with it; `dupstream leaderboard` ranks
+/// the latest ones.
+pub fn latest_runs(runs: &[(&Path, &Value)]) -> Vec<Option<usize>> {
+    let key = |(_, m): &(&Path, &Value)| {
         (
-            r.manifest["experiment"].as_str().unwrap_or("?").to_string(),
-            r.manifest["scale"].as_u64().unwrap_or(1),
+            m["experiment"].as_str().unwrap_or("?").to_string(),
+            m["scale"].as_u64().unwrap_or(1),
         )
     };
-    let order = |r: &IndexRun| {
-        (
-            r.manifest["started_unix"].as_u64().unwrap_or(0),
-            r.rel.clone(),
-        )
-    };
+    let order =
+        |(d, m): &(&Path, &Value)| (m["started_unix"].as_u64().unwrap_or(0), d.to_path_buf());
     (0..runs.len())
         .map(|i| {
             let newest = (0..runs.len())
@@ -544,7 +542,11 @@ pub fn write_root(root: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
             manifest,
         });
     }
-    let latest = latest_runs(&runs);
+    let pairs: Vec<(&Path, &Value)> = runs
+        .iter()
+        .map(|r| (r.rel.as_path(), &r.manifest))
+        .collect();
+    let latest = latest_runs(&pairs);
     let mut rows = String::new();
     let mut last_experiment = String::new();
     for (i, run) in runs.iter().enumerate() {
