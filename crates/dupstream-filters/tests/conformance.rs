@@ -1,9 +1,9 @@
-//! Conformance with reference implementations: CrowdStrike/apbf (APBF), tylertreat/BoomFilters
-//! (Stable Bloom filter, Inverse Bloom filter), sliding-sketch/Sliding-Sketch (Sl-BF, FBF) and
-//! mariuslp/duplicate_sliding_benchmark (Géraud-Stewart et al.'s queue of QQHTD filters),
-//! each run outside this repository on the key stream below; their counts, with the commit
-//! they were run at, are in `tests/conformance.csv` (how to rerun them: the crate README,
-//! "Conformance").
+//! Conformance with reference implementations: CrowdStrike/apbf and RedisBloom/RedisBloom
+//! (APBF), tylertreat/BoomFilters (Stable Bloom filter, Inverse Bloom filter),
+//! sliding-sketch/Sliding-Sketch (Sl-BF, FBF) and mariuslp/duplicate_sliding_benchmark
+//! (Géraud-Stewart et al.'s queue of QQHTD filters), each run outside this repository on the
+//! key stream below; their counts, with the commit they were run at, are in
+//! `tests/conformance.csv` (how to rerun them: the crate README, "Conformance").
 //!
 //! Each row is run here with our structure at the reference's geometry, on the same keys,
 //! against the same truth (windowed for the sliding-window structures, since the start for the
@@ -23,6 +23,15 @@
 //! filter's 20,000 slots with variance 0.86 instead of Poisson's 3.28, so a key has 2.54
 //! slot-mates instead of 3.28 and is overwritten less). Its rows on plain keys are recorded and
 //! printed, not compared ([`compared`]); on `mix64(key)` its rates match ours.
+//!
+//! Another: RedisBloom's APBF gives slice `j` the index function `j mod k`, so slices `k` apart
+//! probe the same position, and a key that recurs in both of their insertion periods sets it
+//! in both. The bits a query reads are then positively correlated, its `k`-runs cluster, and
+//! fewer queries find one: at `(k, l) = (4, 3)` its FPR is 2.7 % below CrowdStrike's (z = −3.2)
+//! and back within 0.5 σ of it when each slice gets its own function. That row is recorded and
+//! printed, not compared; at `(10, 7)`, where 96 % of the false positives are keys whose
+//! previous occurrence, just past the window, is still in the slices, the effect is 0.3 % of
+//! the rate and the row is compared.
 
 use dupstream_filters::DuplicateFilter;
 use dupstream_filters::hash::{hash_key, mix64, reduce};
@@ -93,10 +102,13 @@ fn rows() -> Vec<Row> {
         .collect()
 }
 
-/// Whether a row's rates are compared: all but BoomFilters on plain keys, whose FNV-1 hashing
-/// is not random on them (see the module documentation).
+/// Whether a row's rates are compared: all but the two that differ by design (see the module
+/// documentation): BoomFilters on plain keys, whose FNV-1 hashing is not random on them, and
+/// RedisBloom's APBF at `k = 4`, whose shared index functions lower its FPR.
 fn compared(row: &Row) -> bool {
-    !(row.reference == "tylertreat/BoomFilters" && row.key_bytes == "key")
+    let fnv_on_plain_keys = row.reference == "tylertreat/BoomFilters" && row.key_bytes == "key";
+    let shared_functions = row.reference == "RedisBloom/RedisBloom" && row.params["k"] == 4;
+    !(fnv_on_plain_keys || shared_functions)
 }
 
 /// Our structure at the reference's geometry: its spec (TOML) and budget in bits.
@@ -216,7 +228,7 @@ fn rates_agree_with_the_reference_implementations() {
             100.0 * row.fn_ as f64 / row.positives as f64,
         );
         if !compared(&row) {
-            eprintln!("not compared (FNV-1 on plain keys): {line}");
+            eprintln!("not compared (differs by design): {line}");
             continue;
         }
         eprintln!("{line}");
@@ -236,6 +248,7 @@ fn every_reference_is_covered() {
     let refs: Vec<String> = rows().into_iter().map(|r| r.reference).collect();
     for r in [
         "CrowdStrike/apbf",
+        "RedisBloom/RedisBloom",
         "tylertreat/BoomFilters",
         "sliding-sketch/Sliding-Sketch",
         "mariuslp/duplicate_sliding_benchmark",
