@@ -79,7 +79,9 @@ reproduce-all scale="1": build
 
 # The leaderboard: every structure at equal memory, tuned on a held-out seed, on two tracks
 # (since-start and windowed), each file at its own [run] scale unless `scale` is given; then
-# LEADERBOARD.md from the latest results (the NASA replay is skipped without its data).
+# the leaderboard of these runs in target/leaderboard-latest.md (the NASA replay is skipped
+# without its data). LEADERBOARD.md cites the canonical runs: name new ones in
+# results/canonical.toml, then `just leaderboard-doc`.
 [group('reproduce')]
 leaderboard scale="": build
     for f in experiments/leaderboard/*.toml; do \
@@ -88,12 +90,13 @@ leaderboard scale="": build
         fi; \
         {{bin}} run "$f" {{ if scale == "" { "" } else { "--scale " + scale } }} --quiet {{threads}}; \
     done
-    just leaderboard-doc
+    {{bin}} leaderboard results --prefix leaderboard- --out target/leaderboard-latest.md
+    @echo "The leaderboard of the latest runs: target/leaderboard-latest.md"
 
-# LEADERBOARD.md from the latest leaderboard results under results/ (a test checks it).
+# LEADERBOARD.md from the canonical leaderboard runs (results/canonical.toml; a test checks it).
 [group('reproduce')]
 leaderboard-doc: build
-    {{bin}} leaderboard results --prefix leaderboard- --out LEADERBOARD.md
+    {{bin}} leaderboard results --prefix leaderboard- --canonical results/canonical.toml --out LEADERBOARD.md
 
 # Run any experiment file, e.g. `just run experiments/bera-journal/table8.toml 16`.
 [group('reproduce')]

@@ -1,9 +1,11 @@
 //! The documents cannot go stale: every generated block of README.md, REPRODUCTION.md,
 //! docs/ and results/README.md is what `dupstream docs --write` writes from the committed
-//! results, and results/ holds the canonical runs only.
+//! results, and the repository commits the canonical runs only; a user's own runs beside them
+//! change nothing.
 
-use crate::util::{dupstream, root};
+use crate::util::{dupstream, root, scratch};
 use dupstream_runner::report::docs::{BEGIN, Catalogue, END};
+use std::path::Path;
 
 #[test]
 fn committed_documents_are_what_dupstream_docs_writes() {
@@ -52,4 +54,87 @@ fn a_number_edited_by_hand_is_found() {
     assert_eq!(stale.len(), 1, "{stale:?}");
     assert_eq!(stale[0].block, "table bera-journal-table7");
     assert_eq!(stale[0].file, "README.md");
+}
+
+/// The repository commits the canonical runs of `results/canonical.toml` and no other run
+/// (read from git's index; skipped, saying so, outside a git checkout).
+#[test]
+fn the_repository_commits_the_canonical_runs_only() {
+    let out = std::process::Command::new("git")
+        .args(["ls-files", "-z", "--", "results"])
+        .current_dir(root())
+        .output();
+    let listed = match out {
+        Ok(o) if o.status.success() => String::from_utf8(o.stdout).unwrap(),
+        _ => {
+            eprintln!("SKIPPED: not a git checkout (or no git): tracked results not checked");
+            return;
+        }
+    };
+    let tracked: std::collections::BTreeSet<String> = listed
+        .split('\0')
+        .filter_map(|f| f.strip_suffix("/manifest.json"))
+        .map(|d| format!("{d}/"))
+        .collect();
+    assert!(tracked.len() > 20, "only {} tracked runs", tracked.len());
+    let catalogue = Catalogue::load(&root()).unwrap();
+    let cited: std::collections::BTreeSet<String> =
+        catalogue.runs.values().map(|r| r.dir.clone()).collect();
+    let extra: Vec<_> = tracked.difference(&cited).collect();
+    let missing: Vec<_> = cited.difference(&tracked).collect();
+    assert!(
+        extra.is_empty() && missing.is_empty(),
+        "committed runs that results/canonical.toml does not name: {extra:?}; canonical runs not committed: {missing:?}"
+    );
+}
+
+/// Running an experiment (the README's first command) and then the tests must not fail the
+/// documents' check: a run that canonical.toml does not name is noted, not an error. Checked
+/// on a copy of the repository's documents (symbolic links) with one extra run under
+/// results/.
+#[cfg(unix)]
+#[test]
+fn a_users_own_run_beside_the_canonical_ones_is_noted_not_an_error() {
+    use std::os::unix::fs::symlink;
+    let src = root();
+    let dir = scratch("docs-own-run");
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name();
+        if name == "results" || name == "target" || name == ".git" {
+            continue;
+        }
+        symlink(e.path(), dir.join(&name)).unwrap();
+    }
+    // results/: every experiment's directory rebuilt from links to its runs.
+    for exp in std::fs::read_dir(src.join("results")).unwrap() {
+        let exp = exp.unwrap();
+        let to = dir.join("results").join(exp.file_name());
+        if !exp.path().is_dir() {
+            std::fs::create_dir_all(dir.join("results")).unwrap();
+            symlink(exp.path(), &to).unwrap();
+            continue;
+        }
+        std::fs::create_dir_all(&to).unwrap();
+        for run in std::fs::read_dir(exp.path()).unwrap() {
+            let run = run.unwrap();
+            symlink(run.path(), to.join(run.file_name())).unwrap();
+        }
+    }
+    // The user's run: a copy of the Table 7 run's manifest and rows under a new name.
+    let catalogue = Catalogue::load(&src).unwrap();
+    let table7 = &catalogue.runs["bera-journal-table7"];
+    let own = dir.join("results/bera-journal-table7/2099-01-01-host-0000000-scale64");
+    std::fs::create_dir_all(&own).unwrap();
+    for file in ["manifest.json", "raw.csv"] {
+        std::fs::copy(Path::new(&src).join(&table7.dir).join(file), own.join(file)).unwrap();
+    }
+    let out = dupstream(&["docs", "--check", "--root", dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("note: 1 run(s)") && stderr.contains("2099-01-01-host-0000000-scale64"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

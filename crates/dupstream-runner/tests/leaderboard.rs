@@ -117,6 +117,8 @@ fn leaderboard_md_is_generated_from_the_results() {
         "results",
         "--prefix",
         "leaderboard-",
+        "--canonical",
+        "results/canonical.toml",
         "--check",
         doc.to_str().unwrap(),
     ]);
@@ -134,10 +136,39 @@ fn leaderboard_md_is_generated_from_the_results() {
         "results",
         "--prefix",
         "leaderboard-",
+        "--canonical",
+        "results/canonical.toml",
         "--check",
         &copy,
     ]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("LEADERBOARD.md:{}:", i + 1)), "{err}");
+}
+
+/// `--canonical FILE` takes the runs FILE names, whatever else (a user's newer runs) lies
+/// beside them: here two runs of one experiment (different seeds), the canonical one the
+/// older.
+#[cfg(unix)]
+#[test]
+fn canonical_takes_the_named_runs_not_the_latest() {
+    let dir = scratch("leaderboard-canonical");
+    let results = dir.join("results");
+    let old = results.join("lb-tiny/old");
+    let new = results.join("lb-tiny/new");
+    for (out, seeds) in [(&old, "[7, 8, 9]"), (&new, "[7, 8, 10]")] {
+        let text = TUNED.replace("seeds = [7, 8, 9]", &format!("seeds = {seeds}"));
+        let file = write(&dir, "lb-tiny.toml", &text);
+        dupstream_ok(&["run", &file, "--quiet", "--out", out.to_str().unwrap()]);
+    }
+    let canonical = write(&results, "canonical.toml", "[runs]\nlb-tiny = \"old\"\n");
+    let json = |args: &[&str]| {
+        let mut all = vec!["leaderboard", "--json"];
+        all.extend_from_slice(args);
+        String::from_utf8(dupstream_ok(&all).stdout).unwrap()
+    };
+    let named = json(&[results.to_str().unwrap(), "--canonical", &canonical]);
+    assert_eq!(named, json(&[old.to_str().unwrap()]));
+    assert_ne!(named, json(&[new.to_str().unwrap()]));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -60,7 +60,7 @@ struct Report {
 pub fn run(args: CheckArgs, registry: &Registry) -> Result<()> {
     let mut files = Vec::new();
     for path in &args.paths {
-        for file in super::experiment_files(path)? {
+        for file in crate::plan::experiment_files(path)? {
             files.push(check_file(&file, args.scale, registry));
         }
     }

@@ -2,7 +2,6 @@
 //! own definition (clap_complete).
 
 use anyhow::Result;
-use clap::CommandFactory;
 
 pub const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
@@ -17,8 +16,9 @@ pub struct CompletionsArgs {
     shell: clap_complete::Shell,
 }
 
-pub fn run(args: CompletionsArgs) -> Result<()> {
-    let mut cmd = super::Cli::command();
+/// Writes the completion script of `cmd`, the whole command line's definition (passed in:
+/// this module is part of it).
+pub fn run(args: CompletionsArgs, mut cmd: clap::Command) -> Result<()> {
     // Into memory first: clap_complete panics when its writer fails (a closed pipe).
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "dupstream", &mut script);

@@ -11,16 +11,16 @@ pub const DOCS_EXAMPLES: &str = "Examples:
 A generated block sits between `<!-- generated: NAME -->` and `<!-- end generated -->` in
 README.md, REPRODUCTION.md, docs/*.md, the crates' READMEs or results/README.md. Its numbers
 come from the canonical run of each experiment (results/canonical.toml) and the experiments'
-paper-values.csv. results/ must hold the canonical runs and nothing else.";
+paper-values.csv. Other runs under results/ (your own, superseded ones) are listed as a note:
+the documents cite none of them, and the repository commits only the canonical ones.";
 
 #[derive(Debug, clap::Args)]
-#[group(required = true, multiple = false)]
 pub struct DocsArgs {
     /// Rewrite every generated block from the committed results.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "check", required_unless_present = "check")]
     write: bool,
     /// Exit 1, naming each file and block, when a generated block differs from what
-    /// --write would write (or results/ holds a run that is not canonical).
+    /// --write would write (or results/canonical.toml names a run that is not there).
     #[arg(long)]
     check: bool,
     /// The repository root.
@@ -33,6 +33,13 @@ pub fn run(args: DocsArgs) -> Result<()> {
     let documents = catalogue.documents()?;
     for p in &catalogue.problems {
         eprintln!("{p}");
+    }
+    if !catalogue.uncited.is_empty() {
+        eprintln!(
+            "note: {} run(s) under results/ that results/canonical.toml does not name; no document cites them: {}",
+            catalogue.uncited.len(),
+            catalogue.uncited.join(", ")
+        );
     }
     if args.write {
         for d in documents.iter().filter(|d| d.regenerated != d.text) {

@@ -57,7 +57,7 @@ pub fn run(args: EstimateArgs, registry: &Registry) -> Result<()> {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     for path in &args.paths {
-        for file in super::experiment_files(path)? {
+        for file in crate::plan::experiment_files(path)? {
             let exp = match plan::load_with(&file, args.scale, registry) {
                 Ok(exp) => exp,
                 Err(

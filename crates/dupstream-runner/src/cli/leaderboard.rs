@@ -18,8 +18,8 @@ Examples:
   dupstream leaderboard results/leaderboard-uniform-d15/2026-11-26-vm-abc1234-scale16
   dupstream leaderboard results --prefix leaderboard- --out LEADERBOARD.md
       the latest run of every leaderboard experiment under results/, written as Markdown
-  dupstream leaderboard results --prefix leaderboard- --check LEADERBOARD.md
-      exit 1 when LEADERBOARD.md is not what the results give";
+  dupstream leaderboard results --prefix leaderboard- --canonical results/canonical.toml --check LEADERBOARD.md
+      exit 1 when LEADERBOARD.md is not what the committed (canonical) runs give";
 
 #[derive(Debug, clap::Args)]
 pub struct LeaderboardArgs {
@@ -36,6 +36,10 @@ pub struct LeaderboardArgs {
     /// Compare FILE with the Markdown the results give; exit 1 naming the first difference.
     #[arg(long, value_name = "FILE")]
     check: Option<PathBuf>,
+    /// Take the runs this file names (`results/canonical.toml`: the runs the documents
+    /// cite) instead of the latest of each experiment.
+    #[arg(long, value_name = "FILE")]
+    canonical: Option<PathBuf>,
     /// Print JSON (every board and entry) instead of Markdown.
     #[arg(long, conflicts_with_all = ["out", "check"])]
     json: bool,
@@ -60,6 +64,27 @@ fn latest(dirs: Vec<PathBuf>) -> Vec<(PathBuf, Value)> {
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+/// The runs among `found` that `file` names (its `[runs]` are directories under the
+/// file's own directory), with their manifests; an error when a named run is not found.
+fn canonical(found: Vec<PathBuf>, file: &Path) -> Result<Vec<(PathBuf, Value)>> {
+    let base = file.parent().unwrap_or(Path::new("."));
+    let key = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let named: Vec<PathBuf> = report::docs::canonical_runs(file)?
+        .into_iter()
+        .map(|(e, d)| key(&base.join(e).join(d)))
+        .collect();
+    let mut out: Vec<(PathBuf, Value)> = found
+        .into_iter()
+        .filter(|d| named.contains(&key(d)))
+        .map(|d| {
+            let m = crate::record::read_json(&d.join("manifest.json")).unwrap_or(Value::Null);
+            (d, m)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
 }
 
 /// The whole document: the tracks and the tuning, the runs ranked (a generated table with each
@@ -113,9 +138,13 @@ pub fn run(args: LeaderboardArgs, registry: &Registry) -> Result<()> {
         }
         found.extend(results_dirs(d)?);
     }
+    let chosen = match &args.canonical {
+        None => latest(found),
+        Some(file) => canonical(found, file)?,
+    };
     let mut all: Vec<(String, Board)> = Vec::new();
     let mut runs: Vec<Run> = Vec::new();
-    for (path, m) in latest(found) {
+    for (path, m) in chosen {
         let name = m["experiment"].as_str().unwrap_or("?");
         if args.prefix.as_ref().is_some_and(|p| !name.starts_with(p)) {
             continue;

@@ -24,7 +24,7 @@ struct Entry {
 }
 
 pub fn run(args: ListArgs) -> Result<()> {
-    let files = super::experiment_files(&args.dir)?;
+    let files = crate::plan::experiment_files(&args.dir)?;
     if files.is_empty() {
         return Err(crate::plan::refuse(format!(
             "no experiment files under {}",

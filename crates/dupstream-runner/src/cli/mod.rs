@@ -24,7 +24,6 @@ use crate::plan::{BadInput, ConfigError, Registry};
 use crate::record::Locked;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The examples `dupstream --help` and `dupstream run --help` share.
@@ -258,11 +257,8 @@ fn dispatch(command: Command, registry: &Registry) -> Result<()> {
         Command::Migrate(args) => migrate::run(args, registry),
         Command::Leaderboard(args) => leaderboard::run(args, registry),
         Command::Docs(args) => docs::run(args),
-        Command::Completions(args) => completions::run(args),
+        Command::Completions(args) => {
+            completions::run(args, <Cli as clap::CommandFactory>::command())
+        }
     }
-}
-
-/// Every `*.toml` under `path` ([`crate::plan::experiment_files`]).
-fn experiment_files(path: &Path) -> Result<Vec<PathBuf>> {
-    crate::plan::experiment_files(path)
 }

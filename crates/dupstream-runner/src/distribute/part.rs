@@ -114,7 +114,7 @@ pub fn run(session: &Session, args: &PartArgs) -> Result<()> {
     }
     let ran = session
         .execute(&sub, &dir, args.quiet)
-        .map_err(|e| super::stopped(e, session, &dir, &sub, Some(shard)))?;
+        .map_err(|e| super::stop::stopped(e, session, &dir, &sub, Some(shard)))?;
     dir.write_streams(&ran.streams)?;
     dir.write_inputs(exp)?;
     let outcome = session.outcome(estimate, est_secs, &ran);

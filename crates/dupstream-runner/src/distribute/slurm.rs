@@ -6,7 +6,7 @@
 
 use super::assign::assign;
 use super::part::SHARD_FILE;
-use super::sh;
+use super::stop::sh;
 use crate::plan::cost::{cells_peak_bytes, run_secs};
 use crate::plan::{Experiment, Registry};
 use crate::record::files::write_executable;

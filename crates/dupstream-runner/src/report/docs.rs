@@ -61,6 +61,27 @@ pub struct Run {
     pub tolerance: Option<(usize, usize)>,
 }
 
+/// The runs a `canonical.toml` names (`[runs] experiment = "directory"`), in its order of
+/// keys: `(experiment, directory under results/<experiment>/)`.
+pub fn canonical_runs(path: &Path) -> Result<Vec<(String, String)>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let doc: toml::Table =
+        toml::from_str(&text).with_context(|| format!("{}: malformed", path.display()))?;
+    let listed = doc.get("runs").and_then(|r| r.as_table());
+    listed
+        .into_iter()
+        .flatten()
+        .map(|(experiment, dir)| match dir.as_str() {
+            Some(d) => Ok((experiment.clone(), d.to_string())),
+            None => bail!(
+                "{}: key `runs.{experiment}`: a directory name, in quotes",
+                path.display()
+            ),
+        })
+        .collect()
+}
+
 /// What the generated blocks are written from.
 #[derive(Debug)]
 pub struct Catalogue {
@@ -68,9 +89,14 @@ pub struct Catalogue {
     pub experiments: Vec<ExperimentFile>,
     /// The canonical run of each experiment that has one, by experiment name.
     pub runs: BTreeMap<String, Run>,
-    /// What is wrong with `results/` itself: a run that is not canonical, a canonical run
-    /// that is missing or belongs to another experiment.
+    /// What is wrong with `results/canonical.toml`: a canonical run that is missing or
+    /// belongs to another experiment.
     pub problems: Vec<String>,
+    /// Runs under `results/` that `results/canonical.toml` does not name (a user's own runs,
+    /// superseded ones): the documents cite none of them. The repository commits none of them
+    /// either (a test checks the tracked files), but their presence is no error: a user who
+    /// runs an experiment and then the tests must not see the tests fail.
+    pub uncited: Vec<String>,
 }
 
 /// A generated block that differs from what is committed.
@@ -165,19 +191,10 @@ impl Catalogue {
             .iter()
             .map(|f| experiment_file(root, f))
             .collect::<Result<Vec<_>>>()?;
-        let canonical_path = root.join(CANONICAL);
-        let text = std::fs::read_to_string(&canonical_path)
-            .with_context(|| format!("reading {}", canonical_path.display()))?;
-        let doc: toml::Table =
-            toml::from_str(&text).with_context(|| format!("{CANONICAL}: malformed"))?;
         let mut problems = Vec::new();
         let mut runs = BTreeMap::new();
-        let listed = doc.get("runs").and_then(|r| r.as_table());
-        for (experiment, dir) in listed.into_iter().flatten() {
-            let Some(dir) = dir.as_str() else {
-                bail!("{CANONICAL}: key `runs.{experiment}`: a directory name, in quotes");
-            };
-            let path = root.join("results").join(experiment).join(dir);
+        for (experiment, dir) in canonical_runs(&root.join(CANONICAL))? {
+            let path = root.join("results").join(&experiment).join(&dir);
             let manifest_path = path.join("manifest.json");
             if !manifest_path.is_file() {
                 problems.push(format!(
@@ -201,14 +218,13 @@ impl Catalogue {
                 },
             );
         }
+        let mut uncited = Vec::new();
         let results = root.join("results");
         if results.is_dir() {
             for d in results_dirs(&results)? {
                 let dir = format!("{}/", rel(root, &d));
                 if !runs.values().any(|r| r.dir == dir) {
-                    problems.push(format!(
-                        "{dir}: a run that {CANONICAL} does not name (results/ keeps the canonical run of each experiment only)"
-                    ));
+                    uncited.push(dir);
                 }
             }
         }
@@ -217,6 +233,7 @@ impl Catalogue {
             experiments,
             runs,
             problems,
+            uncited,
         })
     }
 
@@ -664,6 +681,7 @@ mod tests {
             experiments: Vec::new(),
             runs: BTreeMap::new(),
             problems: Vec::new(),
+            uncited: Vec::new(),
         }
     }
 

@@ -58,9 +58,9 @@ pub fn expand(
             .map(|(k, _)| k.clone())
             .collect();
         for key in &swept {
-            super::repeated_value(src, &span, key, &table[key])?;
+            super::sweep::repeated_value(src, &span, key, &table[key])?;
         }
-        for mut combo in super::expand(&table) {
+        for mut combo in super::sweep::expand(&table) {
             let swept_values: Vec<(String, String)> = swept
                 .iter()
                 .map(|k| (k.clone(), render_value(&combo[k])))

@@ -20,10 +20,10 @@ pub fn expand(
 ) -> Result<Vec<StreamCase>, ConfigError> {
     let span = stream.span();
     for (key, value) in stream.get_ref() {
-        super::repeated_value(src, &span, key, value)?;
+        super::sweep::repeated_value(src, &span, key, value)?;
     }
     let mut out = Vec::new();
-    for combo in super::expand(stream.get_ref()) {
+    for combo in super::sweep::expand(stream.get_ref()) {
         for seed in seeds_of(src, &span, &combo, seeds)? {
             let table = with_seed_and_path(src.file, combo.clone(), seed);
             out.push(case(src, &span, table, seed, scale, probe)?);

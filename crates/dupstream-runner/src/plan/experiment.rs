@@ -1,0 +1,151 @@
+//! The validated experiment: its streams, its cells (one structure over one stream) and what
+//! is derived from them alone (checkpoints, labels).
+
+use crate::plan::registry::StructureSpec;
+use crate::plan::schema::{ChartSpec, DerivedSpec, TableLayout};
+use dupstream_streams::StreamSpec;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// One stream of the sweep (a combination of swept stream values and a seed).
+#[derive(Debug, Clone)]
+pub struct StreamCase {
+    /// The stream as run (after `--scale`).
+    pub spec: StreamSpec,
+    /// The stream as written (before `--scale`).
+    pub nominal: StreamSpec,
+    /// The replicate seed; the stream's own seed, the key-hash seed and the filter seeds derive from it.
+    pub seed: u64,
+}
+
+/// One run of one structure over one stream.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    pub index: usize,
+    pub stream: usize,
+    pub filter: Arc<dyn StructureSpec>,
+    /// Display label (`label` key, or the name plus swept parameters).
+    pub label: String,
+    /// The configuration: the label plus the values of the keys its `[[algorithm]]` table
+    /// sweeps, as written (`BSBF k=2`); equal to `label` when nothing is swept or the label
+    /// was generated from the swept values. Charts, comparisons and summaries group by it.
+    pub config: String,
+    /// The swept keys' values as written (unscaled), `(key, value)` in the table's order.
+    pub swept: Vec<(String, String)>,
+    /// Memory budget as run (after `--scale`).
+    pub memory_bits: u64,
+    /// Memory budget as written.
+    pub memory_nominal_bits: u64,
+}
+
+/// A validated experiment.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    pub file: PathBuf,
+    pub source: String,
+    pub name: String,
+    pub description: String,
+    pub paper: Option<String>,
+    pub reference: Option<(PathBuf, String)>,
+    pub scale: u64,
+    pub streams: Vec<StreamCase>,
+    pub cells: Vec<Cell>,
+    pub checkpoint_every: Option<u64>,
+    pub checkpoints: u64,
+    /// `[metrics] window` (scaled): also score against the windowed truth.
+    pub window: Option<u64>,
+    /// `[metrics] warmup` (scaled): a checkpoint there, from which interval rates are taken.
+    pub warmup: Option<u64>,
+    pub table: TableLayout,
+    pub charts: Vec<ChartSpec>,
+    pub derived: Vec<DerivedSpec>,
+    /// Doubts that do not stop a run (e.g. a repeated seed), one line each, for stderr.
+    pub warnings: Vec<String>,
+}
+
+impl Experiment {
+    /// Total elements over all cells (for progress), when every stream declares its length.
+    pub fn total_elements(&self) -> Option<u64> {
+        self.cells
+            .iter()
+            .map(|c| self.streams[c.stream].spec.declared_len())
+            .sum()
+    }
+
+    /// The experiment restricted to some cells (indices and streams unchanged).
+    pub fn restrict(&self, cells: &[usize]) -> Experiment {
+        let keep: BTreeSet<usize> = cells.iter().copied().collect();
+        let mut sub = self.clone();
+        sub.cells.retain(|c| keep.contains(&c.index));
+        sub
+    }
+
+    /// Checkpoint positions for a stream of `n` elements (the last is `n`).
+    pub fn checkpoints(&self, n: u64) -> Vec<u64> {
+        let mut v: Vec<u64> = match self.checkpoint_every {
+            Some(every) => (1..).map(|i| i * every).take_while(|&p| p < n).collect(),
+            None => {
+                let c = self.checkpoints.min(n.max(1));
+                (1..c).map(|i| n * i / c).filter(|&p| p > 0).collect()
+            }
+        };
+        if let Some(w) = self.warmup.filter(|&w| w > 0 && w < n) {
+            if let Err(i) = v.binary_search(&w) {
+                v.insert(i, w);
+            }
+        }
+        v.dedup();
+        v.push(n);
+        v
+    }
+
+    /// The labels of the streams, as tables and charts name them, deduplicated and sorted.
+    pub fn stream_labels(&self) -> Vec<String> {
+        self.streams
+            .iter()
+            .map(|s| stream_label(&s.nominal))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    }
+}
+
+/// A stream's label for tables and charts: its nominal (unscaled) parameters without the
+/// seed, so replicates of one stream share a label.
+pub fn stream_label(spec: &StreamSpec) -> String {
+    let Ok(toml::Value::Table(mut t)) = toml::Value::try_from(spec) else {
+        return spec.describe();
+    };
+    t.remove("seed");
+    let kind = t
+        .remove("kind")
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let mut parts = vec![kind];
+    for (k, v) in t {
+        let v = match v {
+            // Only the file name of a replayed file: results must not depend on where it lives.
+            toml::Value::String(s) if k == "path" => Path::new(&s)
+                .file_name()
+                .map_or(s.clone(), |n| n.to_string_lossy().into_owned()),
+            toml::Value::String(s) => s,
+            other => other.to_string(),
+        };
+        parts.push(format!("{k}={v}"));
+    }
+    parts.join(" ")
+}
+
+/// The target distinct fraction of a stream spec, when it has one.
+pub fn distinct_target(spec: &StreamSpec) -> Option<f64> {
+    match spec {
+        StreamSpec::Uniform {
+            distinct_fraction, ..
+        } => *distinct_fraction,
+        StreamSpec::Shuffled {
+            distinct_fraction, ..
+        } => Some(*distinct_fraction),
+        _ => None,
+    }
+}
