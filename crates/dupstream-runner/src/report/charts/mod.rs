@@ -1,6 +1,8 @@
 //! Charts in the style of the papers' figures, drawn from `raw.csv` (so `dupstream plot`
 //! re-draws them without recomputing). Each chart kind ([`ChartKind`]) is a function from
-//! rows to panels in its own file; [`render`](mod@render) draws panels as SVG and 300 dpi PNG.
+//! rows to [`Panel`]s in its own file; [`render`](mod@render) draws panels as SVG and 300 dpi
+//! PNG (a panel's drawing in `plot_area.rs`, the legend in `legend.rs`, their shared pixel
+//! scale, font and marker shapes in `canvas.rs`, ticks and number formats in [`ticks`]).
 //!
 //! - `rates_vs_length`, `occupancy_vs_length` ([`length`]): against stream length, one chart
 //!   per memory size (overlaid in one chart when the run has one structure);
@@ -14,16 +16,21 @@
 //! Every chart's title names the experiment, the stream, the scale and the stream length as
 //! run; file names hold no spaces.
 
+mod canvas;
+mod legend;
 pub mod length;
+pub mod panel;
 pub mod param;
 pub mod pareto;
+mod plot_area;
 pub mod render;
 pub mod series;
 pub mod state;
 pub mod sweep;
 pub mod ticks;
 
-pub use render::{Panel, Series, Style, XScale, file_name, render};
+pub use panel::{Panel, Series, Style, XScale};
+pub use render::{file_name, render};
 pub use ticks::human_count;
 
 use crate::plan::{ChartKind, ChartSpec};
