@@ -98,7 +98,8 @@ fn without_title(md: &str) -> &str {
     }
 }
 
-fn page(title: &str, body: &str) -> String {
+/// A whole page: `body` under `title`, with the inline style.
+pub fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
         escape(title)
@@ -414,7 +415,7 @@ impl RunPage {
     /// The tables: every Markdown file of the directory, rendered.
     fn tables_html(&self) -> String {
         let mut out = String::from("<h2 id=\"table\">Table</h2>\n");
-        if !self.tables.first().is_some_and(|t| t.0 == "table.md") {
+        if self.tables.first().is_none_or(|t| t.0 != "table.md") {
             out.push_str("<p class=\"muted\">No table.md in this directory.</p>\n");
         }
         for (n, md) in &self.tables {
@@ -476,29 +477,34 @@ impl RunPage {
     }
 }
 
-/// The charts section: each chart `(image, PNG)` as a figure, the image linked to its PNG.
+/// The charts section: each chart `(image, PNG)` as a [`figure`].
 fn figures_html(charts: &[(String, Option<String>)]) -> String {
     let mut out = String::from("<h2 id=\"charts\">Charts</h2>\n");
     for (img, png) in charts {
-        let link = png.as_deref().unwrap_or(img);
+        out.push_str(&figure(img, png.as_deref()));
+    }
+    out
+}
+
+/// A chart as a figure: the image `img` (a relative path), linked to its `png` when there
+/// is one, captioned with its name and links to both files.
+pub fn figure(img: &str, png: Option<&str>) -> String {
+    let mut out = format!(
+        "<figure><a href=\"{}\"><img src=\"{}\" alt=\"{}\" loading=\"lazy\"></a>\n<figcaption>{}",
+        href(Path::new(png.unwrap_or(img))),
+        href(Path::new(img)),
+        escape(img),
+        escape(img.rsplit_once('.').map_or(img, |p| p.0))
+    );
+    if let Some(png) = png {
         let _ = write!(
             out,
-            "<figure><a href=\"{}\"><img src=\"{}\" alt=\"{}\" loading=\"lazy\"></a>\n<figcaption>{}",
-            href(Path::new(link)),
-            href(Path::new(img)),
-            escape(img),
-            escape(img.rsplit_once('.').map_or(img.as_str(), |p| p.0))
+            " — <a href=\"{}\">PNG (300 dpi)</a> · <a href=\"{}\">SVG</a>",
+            href(Path::new(png)),
+            href(Path::new(img))
         );
-        if let Some(png) = png {
-            let _ = write!(
-                out,
-                " — <a href=\"{}\">PNG (300 dpi)</a> · <a href=\"{}\">SVG</a>",
-                href(Path::new(png)),
-                href(Path::new(img))
-            );
-        }
-        out.push_str("</figcaption></figure>\n");
     }
+    out.push_str("</figcaption></figure>\n");
     out
 }
 
@@ -606,9 +612,9 @@ pub fn latest_runs(runs: &[(&Path, &Value)]) -> Vec<Option<usize>> {
 
 /// Writes a page in every results directory under `root` and `root/index.html` listing
 /// them (the latest run of each experiment and scale marked, the others superseded, each
-/// with its count of cells within tolerance of the paper); returns the root page and the run
-/// pages.
-pub fn write_root(root: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
+/// with its count of cells within tolerance of the paper), linking to the `leaderboard`
+/// page when there is one (a path under `root`); returns the root page and the run pages.
+pub fn write_root(root: &Path, leaderboard: Option<&Path>) -> Result<(PathBuf, Vec<PathBuf>)> {
     let dirs: Vec<PathBuf> = results_dirs(root)?
         .into_iter()
         .filter(|d| d != root)
@@ -682,8 +688,14 @@ pub fn write_root(root: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
             escape(&value_text(&m["description"]))
         );
     }
+    let board = leaderboard.map_or(String::new(), |page| {
+        format!(
+            "<p><a href=\"{}\">Leaderboard</a>: every structure at equal memory with its settings tuned on a held-out seed, per workload and track: the ranking tables and their Pareto charts.</p>\n",
+            href(page.strip_prefix(root).unwrap_or(page))
+        )
+    });
     let body = format!(
-        "<h1>Results</h1>\n<p class=\"muted\">{} results directories. Of the runs of one experiment at one scale, the one started last is marked latest and the others superseded.</p>\n<div class=\"scroll\"><table>\n<tr><th>directory</th><th>status</th><th>revision</th><th>scale</th><th>cells</th><th>within tolerance of the paper</th><th>wall time</th><th>description</th></tr>\n{rows}</table></div>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
+        "<h1>Results</h1>\n{board}<p class=\"muted\">{} results directories. Of the runs of one experiment at one scale, the one started last is marked latest and the others superseded.</p>\n<div class=\"scroll\"><table>\n<tr><th>directory</th><th>status</th><th>revision</th><th>scale</th><th>cells</th><th>within tolerance of the paper</th><th>wall time</th><th>description</th></tr>\n{rows}</table></div>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
         dirs.len()
     );
     let path = root.join(INDEX);

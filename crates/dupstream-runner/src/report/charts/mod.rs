@@ -33,7 +33,7 @@ pub use panel::{Panel, Series, Style, XScale};
 pub use render::{file_name, render};
 pub use ticks::human_count;
 
-use crate::plan::{ChartKind, ChartSpec};
+use crate::plan::{ChartKind, ChartSpec, Experiment};
 use crate::record::RawRow;
 use crate::report::reference::PaperValue;
 use anyhow::Result;
@@ -62,6 +62,8 @@ pub struct Target<'a> {
     pub ns_per_element: &'a BTreeMap<usize, f64>,
     /// The chart's `log_y` (`None`: automatic per panel).
     pub log_y: Option<bool>,
+    /// The run's `[metrics] warmup`: windowed Pareto errors are taken after it.
+    pub warmup: Option<u64>,
 }
 
 impl Target<'_> {
@@ -158,17 +160,17 @@ pub fn title(experiment: &str, stream: &str, rows: &[&RawRow]) -> String {
     }
 }
 
-/// Draws the charts an experiment asks for into `dir`, and the Pareto chart of a run of two
-/// structures or more unless the experiment lists one; returns the files written.
-/// `ns_per_element` holds each measured cell's time per element (empty when unknown).
+/// Draws the charts experiment `exp` asks for into `dir`, and the Pareto chart of a run of
+/// two structures or more unless it lists one; returns the files written. `ns_per_element`
+/// holds each measured cell's time per element (empty when unknown).
 pub fn draw(
     dir: &Path,
-    experiment: &str,
+    exp: &Experiment,
     rows: &[RawRow],
-    charts: &[ChartSpec],
     reference: &[PaperValue],
     ns_per_element: &BTreeMap<usize, f64>,
 ) -> Result<Vec<PathBuf>> {
+    let (experiment, charts) = (exp.name.as_str(), exp.charts.as_slice());
     // Every chart draws configurations: a row is labelled with its configuration, so that only
     // replicate seeds of one configuration are pooled into a point or a line.
     let origin: BTreeMap<usize, Origin> = rows
@@ -204,6 +206,7 @@ pub fn draw(
             origin: &origin,
             ns_per_element,
             log_y: chart.log_y,
+            warmup: exp.warmup,
         };
         written.extend(match &chart.kind {
             ChartKind::RatesVsLength => length::draw(t, &all, &finals, false)?,
@@ -214,7 +217,7 @@ pub fn draw(
             ChartKind::OnesDifference => state::ones_difference(t, &all)?,
             ChartKind::LoadVsLength => state::load_vs_length(t, &all)?,
             ChartKind::FnDifference => state::fn_difference(t, &finals)?,
-            ChartKind::Pareto => pareto::draw(t, &finals, chart.error.unwrap_or_default())?,
+            ChartKind::Pareto => pareto::draw(t, &all, &finals, chart.error.unwrap_or_default())?,
         });
     }
     Ok(written)

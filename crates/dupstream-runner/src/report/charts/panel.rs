@@ -82,7 +82,8 @@ pub struct Panel {
     /// Fronts of parts of the panel (a structure's own front over its settings): each drawn
     /// as a dotted staircase in the colour of the series whose label it names.
     pub fronts: Vec<(String, Vec<(f64, f64)>)>,
-    /// A lower bound, drawn as a thin black line (the sliding-window space bound).
+    /// A lower bound, drawn as a thin black line (the sliding-window space bound); the y axis
+    /// takes it in, the x axis does not.
     pub bound: Vec<(f64, f64)>,
 }
 
@@ -110,6 +111,7 @@ impl Panel {
                 .flat_map(|s| s.points.iter().map(|p| p.1))
                 .chain(self.front.iter().map(|p| p.1))
                 .chain(self.fronts.iter().flat_map(|f| f.1.iter().map(|p| p.1)))
+                .chain(self.bound.iter().map(|p| p.1))
                 .filter(|y| y.is_finite())
         };
         let positive = || ys().filter(|y| *y > 0.0);
@@ -188,6 +190,7 @@ pub(super) fn y_axis(p: &Panel) -> (YAxis, (f64, f64)) {
             })
             .chain(p.front.iter().map(|q| q.1))
             .chain(p.fronts.iter().flat_map(|f| f.1.iter().map(|q| q.1)))
+            .chain(p.bound.iter().map(|q| q.1))
     };
     if p.is_log_y() {
         let (lo, hi) = min_max(values().filter(|y| *y > 0.0).map(f64::log10));

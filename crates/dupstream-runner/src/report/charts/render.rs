@@ -1,7 +1,6 @@
 //! Rendering: a chart is a title and a row of [`Panel`]s above their legend, written as SVG
-//! and as a 300 dpi PNG of the same layout. What a panel shows is in [`panel`](super::panel),
-//! how it is drawn in [`plot_area`](super::plot_area), the legend in
-//! [`legend`](super::legend).
+//! and as a 300 dpi PNG of the same layout. What a panel shows is in
+//! [`panel`](super::panel); it is drawn by `plot_area.rs`, and the legend by `legend.rs`.
 
 use super::canvas::{Px, TITLE_PX, err, register_font, text_width};
 use super::legend::{Legend, draw_legend};
