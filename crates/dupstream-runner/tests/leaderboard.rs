@@ -3,7 +3,7 @@
 
 use crate::util::{dupstream, dupstream_ok, root, scratch, write};
 
-const TUNED: &str = r#"name = "lb-tiny"
+pub const TUNED: &str = r#"name = "lb-tiny"
 description = "two structures, one with a grid of settings"
 
 [stream]

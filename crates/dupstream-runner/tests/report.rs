@@ -189,15 +189,7 @@ fn report_pages_link_only_to_files_and_render_in_a_headless_browser() {
         results.join("report-small/b run"),
     ];
     for out in &runs {
-        dupstream_ok(&[
-            "run",
-            file.to_str().unwrap(),
-            "--threads",
-            "2",
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        run_into(&file, out);
     }
     // Two structures: the Pareto chart is drawn without being asked for.
     assert!(runs[0].join("pareto-0.svg").is_file() && runs[0].join("pareto-0.png").is_file());
@@ -269,4 +261,153 @@ fn report_pages_link_only_to_files_and_render_in_a_headless_browser() {
             );
         }
     }
+}
+
+/// A leaderboard experiment on both tracks (the leaderboard tests' file, renamed to be
+/// ranked): one structure with a grid of settings, one whose label holds HTML; its run's
+/// Pareto chart on the windowed error.
+fn board_toml() -> String {
+    crate::leaderboard::TUNED
+        .replace("name = \"lb-tiny\"", "name = \"leaderboard-tiny\"")
+        .replace("label = \"BSBF\"", "label = \"<b>BSBF</b> & co\"")
+        + "\n[output]\ncharts = [{ chart = \"pareto\", error = \"w_fpr+w_fnr\" }]\n"
+}
+
+/// `dupstream run FILE --out OUT` on two threads, quietly.
+fn run_into(file: &Path, out: &Path) {
+    dupstream_ok(&[
+        "run",
+        file.to_str().unwrap(),
+        "--threads",
+        "2",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+}
+
+/// The text of an HTML fragment: each tag a space, the five escapes undone.
+fn html_text(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                out.push(' ');
+            }
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// The numbers of a text (`12.345`, `0.12`, `2`), in order.
+fn numbers(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in text.chars().chain([' ']) {
+        if c.is_ascii_digit() || (c == '.' && !cur.is_empty()) {
+            cur.push(c);
+        } else if !cur.is_empty() {
+            out.push(cur.trim_end_matches('.').to_string());
+            cur.clear();
+        }
+    }
+    out
+}
+
+#[test]
+fn the_report_ranks_the_leaderboard_as_leaderboard_md_does() {
+    let dir = scratch("report-leaderboard");
+    let file = dir.join("board.toml");
+    let board = board_toml();
+    assert!(board.contains("<b>BSBF</b> & co") && board.contains("leaderboard-tiny"));
+    std::fs::write(&file, board).unwrap();
+    let results = dir.join("results");
+    let run = results.join("leaderboard-tiny/run");
+    run_into(&file, &run);
+    dupstream_ok(&["report", results.to_str().unwrap()]);
+    let page = results.join("leaderboard/index.html");
+    assert!(page.is_file(), "no leaderboard page");
+    let root_html = std::fs::read_to_string(results.join("index.html")).unwrap();
+    assert!(
+        root_html.contains("href=\"leaderboard/index.html\""),
+        "the root index links to the leaderboard"
+    );
+    let images = check_links(&page);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(images, 2, "a chart per board (since-start and windowed)");
+
+    // A label's HTML is text.
+    assert!(!html.contains("<b>BSBF"), "unescaped label");
+    assert!(
+        html.contains("&lt;b&gt;BSBF&lt;/b&gt; &amp; co"),
+        "label not escaped"
+    );
+
+    // The same numbers as LEADERBOARD.md, row by row.
+    let md_file = dir.join("LEADERBOARD.md");
+    dupstream_ok(&[
+        "leaderboard",
+        results.to_str().unwrap(),
+        "--prefix",
+        "leaderboard-",
+        "--out",
+        md_file.to_str().unwrap(),
+    ]);
+    let md = std::fs::read_to_string(&md_file).unwrap();
+    // Each ranking row: the structure and the numbers of its row (place, scores,
+    // half-widths, settings, mean rank).
+    let from_md: Vec<(String, Vec<String>)> = md
+        .lines()
+        .filter(|l| l.starts_with("| ") && l[2..].starts_with(|c: char| c.is_ascii_digit()))
+        .map(|l| {
+            let cols: Vec<&str> = l.split(" | ").collect();
+            let structure = cols[1].replace("\\|", "|").replace("\\\\", "\\");
+            (structure, numbers(&l.replace(cols[1], "")))
+        })
+        .collect();
+    let from_html: Vec<(String, Vec<String>)> = html
+        .lines()
+        .filter(|l| l.starts_with("<tr><td>") && !l.contains("<td>1/"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split("</td>").collect();
+            let structure = html_text(cells[1]).trim().to_string();
+            (
+                structure.clone(),
+                numbers(&html_text(l).replacen(&structure, "", 1)),
+            )
+        })
+        .collect();
+    assert_eq!(from_md.len(), 4, "two structures on two boards: {md}");
+    assert_eq!(from_html, from_md);
+
+    // Every windowed chart has the sliding-window bound: the leaderboard's and the run's.
+    let bound = "lower bound at FNR 0";
+    let board_charts: Vec<String> = attributes(&html, "src");
+    let windowed: Vec<&String> = board_charts
+        .iter()
+        .filter(|c| c.contains("window"))
+        .collect();
+    assert_eq!(windowed.len(), 1, "{board_charts:?}");
+    for c in &board_charts {
+        let svg = std::fs::read_to_string(page.parent().unwrap().join(c)).unwrap();
+        assert_eq!(svg.contains(bound), c.contains("window"), "{c}");
+        assert!(
+            svg.contains("BSBF") && svg.contains("Bloom"),
+            "{c}: a series per structure"
+        );
+    }
+    let run_chart = std::fs::read_to_string(run.join("pareto-0.svg")).unwrap();
+    assert!(
+        run_chart.contains(bound) && run_chart.contains("after the warm-up of 20000"),
+        "the run's windowed Pareto chart: the bound, and its error after the warm-up"
+    );
 }

@@ -3,15 +3,12 @@
 //! `--out FILE` writes the Markdown (LEADERBOARD.md), `--check FILE` fails when it differs.
 
 use crate::plan::{Registry, refuse};
-use crate::record::ResultsDir;
-use crate::report;
-use crate::report::html::{latest_runs, results_dirs};
-use crate::report::leaderboard::{Board, boards};
+use crate::report::leaderboard::Board;
+use crate::report::leaderboard_page::{Ranked, Run, rank};
 use crate::report::table::md_cell;
 use anyhow::{Context, Result};
-use serde_json::Value;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub const LEADERBOARD_EXAMPLES: &str = "\
 Examples:
@@ -45,48 +42,6 @@ pub struct LeaderboardArgs {
     json: bool,
 }
 
-/// The latest results directory of each experiment and scale ([`latest_runs`]), with its
-/// manifest.
-fn latest(dirs: Vec<PathBuf>) -> Vec<(PathBuf, Value)> {
-    let runs: Vec<(PathBuf, Value)> = dirs
-        .into_iter()
-        .map(|d| {
-            let m = crate::record::read_json(&d.join("manifest.json")).unwrap_or(Value::Null);
-            (d, m)
-        })
-        .collect();
-    let pairs: Vec<(&Path, &Value)> = runs.iter().map(|(d, m)| (d.as_path(), m)).collect();
-    let superseded = latest_runs(&pairs);
-    let mut out: Vec<(PathBuf, Value)> = runs
-        .into_iter()
-        .zip(superseded)
-        .filter_map(|(run, by)| by.is_none().then_some(run))
-        .collect();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
-}
-
-/// The runs among `found` that `file` names (its `[runs]` are directories under the
-/// file's own directory), with their manifests; an error when a named run is not found.
-fn canonical(found: Vec<PathBuf>, file: &Path) -> Result<Vec<(PathBuf, Value)>> {
-    let base = file.parent().unwrap_or(Path::new("."));
-    let key = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-    let named: Vec<PathBuf> = report::docs::canonical_runs(file)?
-        .into_iter()
-        .map(|(e, d)| key(&base.join(e).join(d)))
-        .collect();
-    let mut out: Vec<(PathBuf, Value)> = found
-        .into_iter()
-        .filter(|d| named.contains(&key(d)))
-        .map(|d| {
-            let m = crate::record::read_json(&d.join("manifest.json")).unwrap_or(Value::Null);
-            (d, m)
-        })
-        .collect();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(out)
-}
-
 /// The whole document: the tracks and the tuning, the runs ranked (a generated table with each
 /// run's date and revision), then the boards.
 pub fn document(runs: &[Run], boards: &[(String, Board)]) -> String {
@@ -118,53 +73,13 @@ Every structure at equal memory, in two tracks (`experiments/leaderboard/`):\n\n
     s
 }
 
-/// A run the leaderboard ranks, for the table of runs.
-#[derive(Debug)]
-pub struct Run {
-    experiment: String,
-    /// The directory, as given (`results/...`).
-    dir: String,
-    date: String,
-    revision: String,
-    scale: u64,
-    wall_secs: f64,
-}
-
 pub fn run(args: LeaderboardArgs, registry: &Registry) -> Result<()> {
-    let mut found = Vec::new();
-    for d in &args.dirs {
-        if !d.is_dir() {
-            return Err(refuse(format!("{}: no such directory", d.display())));
-        }
-        found.extend(results_dirs(d)?);
-    }
-    let chosen = match &args.canonical {
-        None => latest(found),
-        Some(file) => canonical(found, file)?,
-    };
-    let mut all: Vec<(String, Board)> = Vec::new();
-    let mut runs: Vec<Run> = Vec::new();
-    for (path, m) in chosen {
-        let name = m["experiment"].as_str().unwrap_or("?");
-        if args.prefix.as_ref().is_some_and(|p| !name.starts_with(p)) {
-            continue;
-        }
-        let dir = ResultsDir::existing(&path);
-        let (exp, rows) =
-            report::load(&dir, registry).with_context(|| format!("reading {}", path.display()))?;
-        let shown = path.display().to_string().replace('\\', "/");
-        runs.push(Run {
-            experiment: exp.name.clone(),
-            dir: shown.clone(),
-            date: m["started_unix"]
-                .as_i64()
-                .map_or("—".into(), crate::record::probe::date_of),
-            revision: m["git_revision"].as_str().unwrap_or("—").to_string(),
-            scale: exp.scale,
-            wall_secs: m["wall_secs_total"].as_f64().unwrap_or(f64::NAN),
-        });
-        all.extend(boards(&exp, &rows).into_iter().map(|b| (shown.clone(), b)));
-    }
+    let Ranked { runs, boards: all } = rank(
+        &args.dirs,
+        args.prefix.as_deref(),
+        args.canonical.as_deref(),
+        registry,
+    )?;
     if all.is_empty() {
         return Err(refuse(
             "no results directory to rank under the directories given",

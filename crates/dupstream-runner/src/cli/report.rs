@@ -2,9 +2,9 @@
 
 use crate::plan::{Registry, refuse};
 use crate::record::ResultsDir;
-use crate::report::{self, html};
+use crate::report::{self, html, leaderboard_page};
 use anyhow::Result;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub const REPORT_EXAMPLES: &str = "\
 Examples:
@@ -15,6 +15,10 @@ Examples:
   dupstream report results --plot
       re-draw every directory's charts from its raw.csv first (as `dupstream plot`)
 
+Under a directory of results, the latest runs of the experiments named leaderboard-… are
+ranked on results/leaderboard/index.html (the numbers of `dupstream leaderboard`, with a
+Pareto chart per workload and track), linked from results/index.html.
+
 Open the index.html in a browser: no server is needed and nothing is fetched.";
 
 #[derive(Debug, clap::Args)]
@@ -24,6 +28,10 @@ pub struct ReportArgs {
     /// Re-draw the charts of each results directory before writing its page.
     #[arg(long)]
     plot: bool,
+    /// The experiments ranked on the leaderboard page (`leaderboard/index.html` under a
+    /// directory of results, linked from its index): those whose name starts with this.
+    #[arg(long, value_name = "PREFIX", default_value = "leaderboard-")]
+    leaderboard_prefix: String,
 }
 
 pub fn run(args: ReportArgs, registry: &Registry) -> Result<()> {
@@ -75,9 +83,31 @@ pub fn run(args: ReportArgs, registry: &Registry) -> Result<()> {
     if single {
         outln!("{}", html::write_run(&args.path, None)?.display())?;
     } else {
-        let (root, pages) = html::write_root(&args.path)?;
+        let board = leaderboard_page(&args.path, &args.leaderboard_prefix, registry);
+        let (root, pages) = html::write_root(&args.path, board.as_deref())?;
         eprintln!("dupstream: {} run pages", pages.len());
+        if let Some(board) = board {
+            eprintln!("dupstream: leaderboard page {}", board.display());
+        }
         outln!("{}", root.display())?;
     }
     Ok(())
+}
+
+/// Writes the leaderboard page under `root` when runs of experiments named `prefix…` are
+/// there; a leaderboard that cannot be read is left out with a warning, and the other pages
+/// are written all the same.
+fn leaderboard_page(root: &Path, prefix: &str, registry: &Registry) -> Option<PathBuf> {
+    let written = leaderboard_page::rank(&[root.to_path_buf()], Some(prefix), None, registry)
+        .and_then(|ranked| {
+            if ranked.boards.is_empty() {
+                Ok(None)
+            } else {
+                leaderboard_page::write(root, &ranked).map(Some)
+            }
+        });
+    written.unwrap_or_else(|e| {
+        eprintln!("dupstream: warning: no leaderboard page: {e:#}");
+        None
+    })
 }

@@ -98,7 +98,8 @@ fn without_title(md: &str) -> &str {
     }
 }
 
-fn page(title: &str, body: &str) -> String {
+/// A whole page: `body` under `title`, with the inline style.
+pub fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
         escape(title)
@@ -267,17 +268,20 @@ fn chart_kinds(run_toml: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The cells of `cells.csv`.
+fn read_cells(path: &Path) -> Result<Vec<crate::record::CellRow>> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    crate::record::rows_from(&bytes).with_context(|| format!("reading {}", path.display()))
+}
+
 /// The cells table of a run page, from `cells.csv`: each cell's configuration, memory,
 /// seed, parameters, final rates and timing.
-fn cells_html(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let rows: Vec<crate::record::CellRow> =
-        crate::record::rows_from(&bytes).with_context(|| format!("reading {}", path.display()))?;
+fn cells_html(rows: &[crate::record::CellRow]) -> String {
     let pct = |v: Option<f64>| v.map_or("—".into(), |v| format!("{:.4}", v * 100.0));
     let mut out = String::from(
         "<h3>Cells</h3>\n<div class=\"scroll\"><table>\n<tr><th>cell</th><th>configuration</th><th>memory</th><th>stream</th><th>seed</th><th>FPR (%)</th><th>FNR (%)</th><th>wall (s)</th><th>ns/element</th><th>parameters as run</th></tr>\n",
     );
-    for r in &rows {
+    for r in rows {
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.1}</td><td>{}</td></tr>",
@@ -294,136 +298,232 @@ fn cells_html(path: &Path) -> Result<String> {
         );
     }
     out.push_str("</table></div>\n");
-    Ok(out)
+    out
+}
+
+/// What a run page shows, read from its results directory before any HTML is written.
+#[derive(Debug)]
+struct RunPage {
+    /// The directory's own name.
+    dir_name: String,
+    /// The experiment's name (`results` without a manifest).
+    experiment: String,
+    manifest: Option<Value>,
+    /// The Markdown files `(name, text)`, `table.md` first.
+    tables: Vec<(String, String)>,
+    /// The charts in page order ([`charts`]).
+    charts: Vec<(String, Option<String>)>,
+    /// The rows of `cells.csv`, when the run has a manifest and that file.
+    cells: Option<Vec<crate::record::CellRow>>,
+    /// Every file `(name, size in bytes)`.
+    files: Vec<(String, u64)>,
+}
+
+impl RunPage {
+    /// Reads the results directory `dir`.
+    fn read(dir: &Path) -> Result<Self> {
+        if !is_results_dir(dir) {
+            bail!("{}: not a results directory (no raw.csv)", dir.display());
+        }
+        let names = files(dir)?;
+        let manifest: Option<Value> = if names.iter().any(|n| n == "manifest.json") {
+            Some(crate::record::read_json(&dir.join("manifest.json"))?)
+        } else {
+            None
+        };
+        let dir_name = dir
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_default();
+        let experiment = manifest
+            .as_ref()
+            .and_then(|m| m["experiment"].as_str())
+            .unwrap_or("results")
+            .to_string();
+        let (first, rest): (Vec<&String>, Vec<&String>) = names
+            .iter()
+            .filter(|n| n.ends_with(".md"))
+            .partition(|n| n.as_str() == "table.md");
+        let mut tables = Vec::new();
+        for n in first.into_iter().chain(rest) {
+            let md = std::fs::read_to_string(dir.join(n))
+                .with_context(|| format!("reading {}", dir.join(n).display()))?;
+            tables.push((n.clone(), md));
+        }
+        let cells_csv = dir.join("cells.csv");
+        let cells = match (&manifest, cells_csv.is_file()) {
+            (Some(_), true) => Some(read_cells(&cells_csv)?),
+            _ => None,
+        };
+        Ok(Self {
+            dir_name,
+            experiment,
+            tables,
+            charts: charts(&names, &chart_kinds(&dir.join("run.toml"))),
+            cells,
+            files: names
+                .iter()
+                .map(|n| {
+                    let size = std::fs::metadata(dir.join(n)).map_or(0, |m| m.len());
+                    (n.clone(), size)
+                })
+                .collect(),
+            manifest,
+        })
+    }
+
+    /// The heading: a link up to the root page (`up`), the experiment, the directory and the
+    /// run's description; then the links to the sections.
+    fn head_html(&self, up: Option<&str>) -> String {
+        let mut out = String::new();
+        if let Some(up) = up {
+            let _ = writeln!(out, "<nav><a href=\"{up}\">all results</a></nav>");
+        }
+        let _ = writeln!(
+            out,
+            "<h1>{}</h1>\n<p class=\"muted\">{}</p>",
+            escape(&self.experiment),
+            escape(&self.dir_name)
+        );
+        if let Some(d) = self
+            .manifest
+            .as_ref()
+            .and_then(|m| m["description"].as_str())
+        {
+            let _ = writeln!(out, "<p>{}</p>", escape(d));
+        }
+        let mut toc = vec![("table", "Table")];
+        if !self.charts.is_empty() {
+            toc.push(("charts", "Charts"));
+        }
+        if self.manifest.is_some() {
+            toc.push(("manifest", "Manifest"));
+        }
+        toc.push(("files", "Files"));
+        let _ = writeln!(
+            out,
+            "<nav>{}</nav>",
+            toc.iter()
+                .map(|(id, t)| format!("<a href=\"#{id}\">{t}</a>"))
+                .collect::<Vec<_>>()
+                .join(" · ")
+        );
+        out
+    }
+
+    /// The tables: every Markdown file of the directory, rendered.
+    fn tables_html(&self) -> String {
+        let mut out = String::from("<h2 id=\"table\">Table</h2>\n");
+        if self.tables.first().is_none_or(|t| t.0 != "table.md") {
+            out.push_str("<p class=\"muted\">No table.md in this directory.</p>\n");
+        }
+        for (n, md) in &self.tables {
+            let _ = writeln!(
+                out,
+                "<div class=\"markdown scroll\">{}</div>\n<p class=\"muted\">From <a href=\"{}\">{}</a>.</p>",
+                markdown(without_title(md)),
+                href(Path::new(n)),
+                escape(n)
+            );
+        }
+        out
+    }
+
+    /// The charts, each SVG linked to its PNG (none without charts).
+    fn charts_html(&self) -> String {
+        if self.charts.is_empty() {
+            return String::new();
+        }
+        figures_html(&self.charts)
+    }
+
+    /// The manifest: its summary, the cells and the file itself (none without a manifest).
+    fn manifest_html(&self) -> Result<String> {
+        let Some(m) = &self.manifest else {
+            return Ok(String::new());
+        };
+        let mut out = String::from("<h2 id=\"manifest\">Manifest</h2>\n");
+        out.push_str(&manifest_html(m, self.cells.is_none()));
+        if let Some(cells) = &self.cells {
+            out.push_str(&cells_html(cells));
+        }
+        let _ = writeln!(
+            out,
+            "<details><summary><a href=\"manifest.json\">manifest.json</a></summary><pre>{}</pre></details>",
+            escape(&serde_json::to_string_pretty(m)?)
+        );
+        Ok(out)
+    }
+
+    /// Every file of the directory, linked, with its size.
+    fn files_html(&self) -> String {
+        let mut out = String::from(
+            "<h2 id=\"files\">Files</h2>\n<div class=\"scroll\"><table>\n<tr><th>file</th><th>size</th></tr>\n",
+        );
+        for (n, size) in &self.files {
+            let _ = writeln!(
+                out,
+                "<tr><td><a href=\"{}\">{}</a></td><td>{}</td></tr>",
+                href(Path::new(n)),
+                escape(n),
+                human_bytes(*size)
+            );
+        }
+        out.push_str(
+            "</table></div>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
+        );
+        out
+    }
+}
+
+/// The charts section: each chart `(image, PNG)` as a [`figure`].
+fn figures_html(charts: &[(String, Option<String>)]) -> String {
+    let mut out = String::from("<h2 id=\"charts\">Charts</h2>\n");
+    for (img, png) in charts {
+        out.push_str(&figure(img, png.as_deref()));
+    }
+    out
+}
+
+/// A chart as a figure: the image `img` (a relative path), linked to its `png` when there
+/// is one, captioned with its name and links to both files.
+pub fn figure(img: &str, png: Option<&str>) -> String {
+    let mut out = format!(
+        "<figure><a href=\"{}\"><img src=\"{}\" alt=\"{}\" loading=\"lazy\"></a>\n<figcaption>{}",
+        href(Path::new(png.unwrap_or(img))),
+        href(Path::new(img)),
+        escape(img),
+        escape(img.rsplit_once('.').map_or(img, |p| p.0))
+    );
+    if let Some(png) = png {
+        let _ = write!(
+            out,
+            " — <a href=\"{}\">PNG (300 dpi)</a> · <a href=\"{}\">SVG</a>",
+            href(Path::new(png)),
+            href(Path::new(img))
+        );
+    }
+    out.push_str("</figcaption></figure>\n");
+    out
 }
 
 /// Writes `index.html` in the results directory `dir`; `up` is the relative link to a root
 /// index above it, if any. Returns the page's path.
 pub fn write_run(dir: &Path, up: Option<&str>) -> Result<PathBuf> {
-    if !is_results_dir(dir) {
-        bail!("{}: not a results directory (no raw.csv)", dir.display());
-    }
-    let names = files(dir)?;
-    let manifest: Option<Value> = if names.iter().any(|n| n == "manifest.json") {
-        Some(crate::record::read_json(&dir.join("manifest.json"))?)
-    } else {
-        None
-    };
-    let dir_name = dir
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_default();
-    let experiment = manifest
-        .as_ref()
-        .and_then(|m| m["experiment"].as_str())
-        .unwrap_or("results")
-        .to_string();
-    let mut body = String::new();
-    if let Some(up) = up {
-        let _ = writeln!(body, "<nav><a href=\"{up}\">all results</a></nav>");
-    }
-    let _ = writeln!(
-        body,
-        "<h1>{}</h1>\n<p class=\"muted\">{}</p>",
-        escape(&experiment),
-        escape(&dir_name)
-    );
-    if let Some(d) = manifest.as_ref().and_then(|m| m["description"].as_str()) {
-        let _ = writeln!(body, "<p>{}</p>", escape(d));
-    }
-    let mut toc = vec![("table", "Table")];
-    let chart_list = charts(&names, &chart_kinds(&dir.join("run.toml")));
-    if !chart_list.is_empty() {
-        toc.push(("charts", "Charts"));
-    }
-    if manifest.is_some() {
-        toc.push(("manifest", "Manifest"));
-    }
-    toc.push(("files", "Files"));
-    let _ = writeln!(
-        body,
-        "<nav>{}</nav>",
-        toc.iter()
-            .map(|(id, t)| format!("<a href=\"#{id}\">{t}</a>"))
-            .collect::<Vec<_>>()
-            .join(" · ")
-    );
-    body.push_str("<h2 id=\"table\">Table</h2>\n");
-    let mds: Vec<&String> = names
-        .iter()
-        .filter(|n| n.ends_with(".md"))
-        .collect::<Vec<_>>();
-    let (first, rest): (Vec<&String>, Vec<&String>) =
-        mds.iter().partition(|n| n.as_str() == "table.md");
-    if first.is_empty() {
-        body.push_str("<p class=\"muted\">No table.md in this directory.</p>\n");
-    }
-    for n in first.into_iter().chain(rest) {
-        let md = std::fs::read_to_string(dir.join(n))
-            .with_context(|| format!("reading {}", dir.join(n).display()))?;
-        let _ = writeln!(
-            body,
-            "<div class=\"markdown scroll\">{}</div>\n<p class=\"muted\">From <a href=\"{}\">{}</a>.</p>",
-            markdown(without_title(&md)),
-            href(Path::new(n)),
-            escape(n)
-        );
-    }
-    if !chart_list.is_empty() {
-        body.push_str("<h2 id=\"charts\">Charts</h2>\n");
-        for (img, png) in &chart_list {
-            let link = png.as_deref().unwrap_or(img);
-            let _ = write!(
-                body,
-                "<figure><a href=\"{}\"><img src=\"{}\" alt=\"{}\" loading=\"lazy\"></a>\n<figcaption>{}",
-                href(Path::new(link)),
-                href(Path::new(img)),
-                escape(img),
-                escape(img.rsplit_once('.').map_or(img.as_str(), |p| p.0))
-            );
-            if let Some(png) = png {
-                let _ = write!(
-                    body,
-                    " — <a href=\"{}\">PNG (300 dpi)</a> · <a href=\"{}\">SVG</a>",
-                    href(Path::new(png)),
-                    href(Path::new(img))
-                );
-            }
-            body.push_str("</figcaption></figure>\n");
-        }
-    }
-    if let Some(m) = &manifest {
-        body.push_str("<h2 id=\"manifest\">Manifest</h2>\n");
-        let cells_csv = dir.join("cells.csv");
-        body.push_str(&manifest_html(m, !cells_csv.is_file()));
-        if cells_csv.is_file() {
-            body.push_str(&cells_html(&cells_csv)?);
-        }
-        let _ = writeln!(
-            body,
-            "<details><summary><a href=\"manifest.json\">manifest.json</a></summary><pre>{}</pre></details>",
-            escape(&serde_json::to_string_pretty(m)?)
-        );
-    }
-    body.push_str("<h2 id=\"files\">Files</h2>\n<div class=\"scroll\"><table>\n<tr><th>file</th><th>size</th></tr>\n");
-    for n in &names {
-        let size = std::fs::metadata(dir.join(n)).map_or(0, |m| m.len());
-        let _ = writeln!(
-            body,
-            "<tr><td><a href=\"{}\">{}</a></td><td>{}</td></tr>",
-            href(Path::new(n)),
-            escape(n),
-            human_bytes(size)
-        );
-    }
-    body.push_str(
-        "</table></div>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
-    );
+    let run = RunPage::read(dir)?;
+    let body = [
+        run.head_html(up),
+        run.tables_html(),
+        run.charts_html(),
+        run.manifest_html()?,
+        run.files_html(),
+    ]
+    .concat();
     let path = dir.join(INDEX);
     crate::record::atomic_write(
         &path,
-        page(&format!("{experiment} — {dir_name}"), &body).as_bytes(),
+        page(&format!("{} — {}", run.experiment, run.dir_name), &body).as_bytes(),
     )?;
     Ok(path)
 }
@@ -512,9 +612,9 @@ pub fn latest_runs(runs: &[(&Path, &Value)]) -> Vec<Option<usize>> {
 
 /// Writes a page in every results directory under `root` and `root/index.html` listing
 /// them (the latest run of each experiment and scale marked, the others superseded, each
-/// with its count of cells within tolerance of the paper); returns the root page and the run
-/// pages.
-pub fn write_root(root: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
+/// with its count of cells within tolerance of the paper), linking to the `leaderboard`
+/// page when there is one (a path under `root`); returns the root page and the run pages.
+pub fn write_root(root: &Path, leaderboard: Option<&Path>) -> Result<(PathBuf, Vec<PathBuf>)> {
     let dirs: Vec<PathBuf> = results_dirs(root)?
         .into_iter()
         .filter(|d| d != root)
@@ -588,8 +688,14 @@ pub fn write_root(root: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
             escape(&value_text(&m["description"]))
         );
     }
+    let board = leaderboard.map_or(String::new(), |page| {
+        format!(
+            "<p><a href=\"{}\">Leaderboard</a>: every structure at equal memory with its settings tuned on a held-out seed, per workload and track: the ranking tables and their Pareto charts.</p>\n",
+            href(page.strip_prefix(root).unwrap_or(page))
+        )
+    });
     let body = format!(
-        "<h1>Results</h1>\n<p class=\"muted\">{} results directories. Of the runs of one experiment at one scale, the one started last is marked latest and the others superseded.</p>\n<div class=\"scroll\"><table>\n<tr><th>directory</th><th>status</th><th>revision</th><th>scale</th><th>cells</th><th>within tolerance of the paper</th><th>wall time</th><th>description</th></tr>\n{rows}</table></div>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
+        "<h1>Results</h1>\n{board}<p class=\"muted\">{} results directories. Of the runs of one experiment at one scale, the one started last is marked latest and the others superseded.</p>\n<div class=\"scroll\"><table>\n<tr><th>directory</th><th>status</th><th>revision</th><th>scale</th><th>cells</th><th>within tolerance of the paper</th><th>wall time</th><th>description</th></tr>\n{rows}</table></div>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
         dirs.len()
     );
     let path = root.join(INDEX);

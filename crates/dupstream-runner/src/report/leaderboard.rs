@@ -84,7 +84,7 @@ pub struct Board {
 }
 
 /// A cell's error `(FPR, FNR)` on a track, in percent, from its rows in position order.
-fn error(rows: &[&RawRow], track: Track, warmup: Option<u64>) -> Option<(f64, f64)> {
+pub fn error(rows: &[&RawRow], track: Track, warmup: Option<u64>) -> Option<(f64, f64)> {
     let last = rows.last()?;
     match track {
         Track::SinceStart => Some((last.fpr? * 100.0, last.fnr.unwrap_or(0.0) * 100.0)),
@@ -327,18 +327,50 @@ fn short(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A board's ranking table, as both renderings show it (LEADERBOARD.md's Markdown and the
+/// report's leaderboard page): one row per structure, best mean rank first, one column per
+/// memory size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// Each memory size's bits per element, written short (`0.25`, `2`, `16`).
+    pub columns: Vec<String>,
+    pub rows: Vec<TableRow>,
+}
+
+/// A structure's row of a [`Table`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableRow {
+    /// Its place in the ranking (1 = best mean rank).
+    pub place: usize,
+    pub structure: String,
+    /// Its score at each column's memory size (`None`: it did not run there).
+    pub cells: Vec<Option<TableCell>>,
+    /// Its mean rank over the memory sizes, written with two decimals.
+    pub mean_rank: String,
+}
+
+/// A structure's score at one memory size, written as the table shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableCell {
+    /// The error in %, three decimals.
+    pub error: String,
+    /// The 95 % confidence half-width in %, two decimals (none from one scored seed).
+    pub ci95: Option<String>,
+    /// The tuned setting, its parameters separated by spaces (empty without a grid).
+    pub setting: String,
+    /// Whether it has the least error at this memory size.
+    pub best: bool,
+}
+
 impl Board {
-    /// The board as Markdown: what was scored, then one row per structure (best mean rank
-    /// first) with its score and tuned setting at each memory size.
-    pub fn markdown(&self) -> String {
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "### {}: {} — {}\n",
-            md_cell(&self.experiment),
-            md_cell(&self.stream),
-            self.track.title()
-        );
+    /// The board's heading: experiment, stream and track.
+    pub fn heading(&self) -> (&str, &str, &'static str) {
+        (&self.experiment, &self.stream, self.track.title())
+    }
+
+    /// What was scored, in one sentence: length and scale, the error and the memory unit of
+    /// the track, the tuning and scored seeds.
+    pub fn description(&self) -> String {
         let what = match self.track {
             Track::SinceStart => "error = FPR + FNR over the whole stream against the since-start truth; memory in bits per stream element".to_string(),
             Track::Windowed => format!(
@@ -365,11 +397,14 @@ impl Board {
                     .join(", ")
             )
         };
-        let _ = writeln!(
-            s,
-            "{} elements as run (scale 1/{}); {what}; {seeds}. Each cell: error in % (setting).\n",
+        format!(
+            "{} elements as run (scale 1/{}); {what}; {seeds}.",
             self.n, self.scale
-        );
+        )
+    }
+
+    /// The ranking table.
+    pub fn table(&self) -> Table {
         let mut mems: Vec<(u64, f64)> = self
             .entries
             .iter()
@@ -377,40 +412,83 @@ impl Board {
             .collect();
         mems.sort_by_key(|m| m.0);
         mems.dedup_by_key(|m| m.0);
+        let rows = self
+            .ranking
+            .iter()
+            .enumerate()
+            .map(|(i, (structure, mean_rank, _))| TableRow {
+                place: i + 1,
+                structure: structure.clone(),
+                cells: mems
+                    .iter()
+                    .map(|(m, _)| {
+                        self.entries
+                            .iter()
+                            .find(|e| &e.structure == structure && e.memory_nominal_bits == *m)
+                            .map(|e| TableCell {
+                                error: format!("{:.3}", e.error_pct),
+                                ci95: e.ci95_pct.map(|c| format!("{c:.2}")),
+                                setting: e.setting.replace(';', " "),
+                                best: e.rank == 1.0,
+                            })
+                    })
+                    .collect(),
+                mean_rank: format!("{mean_rank:.2}"),
+            })
+            .collect();
+        Table {
+            columns: mems.iter().map(|m| short(m.1)).collect(),
+            rows,
+        }
+    }
+
+    /// The board as Markdown: what was scored, then the ranking table, each cell the error
+    /// in % (bold: the least at its memory size), its 95 % half-width and the tuned setting.
+    pub fn markdown(&self) -> String {
+        let mut s = String::new();
+        let (experiment, stream, track) = self.heading();
+        let _ = writeln!(
+            s,
+            "### {}: {} — {track}\n",
+            md_cell(experiment),
+            md_cell(stream),
+        );
+        let _ = writeln!(
+            s,
+            "{} Each cell: error in % (setting).\n",
+            self.description()
+        );
+        let table = self.table();
         let _ = writeln!(
             s,
             "| rank | structure | {} | mean rank |",
-            mems.iter()
-                .map(|m| short(m.1))
-                .collect::<Vec<_>>()
-                .join(" | ")
+            table.columns.join(" | ")
         );
-        let _ = writeln!(s, "|---|---|{}---|", "---|".repeat(mems.len()));
-        for (i, (structure, mean_rank, _)) in self.ranking.iter().enumerate() {
-            let cells: Vec<String> = mems
+        let _ = writeln!(s, "|---|---|{}---|", "---|".repeat(table.columns.len()));
+        for row in &table.rows {
+            let cells: Vec<String> = row
+                .cells
                 .iter()
-                .map(|(m, _)| {
-                    self.entries
-                        .iter()
-                        .find(|e| &e.structure == structure && e.memory_nominal_bits == *m)
-                        .map_or("—".into(), |e| {
-                            let ci = e.ci95_pct.map_or(String::new(), |c| format!(" ± {c:.2}"));
-                            let win = if e.rank == 1.0 { "**" } else { "" };
-                            let setting = if e.setting.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" ({})", md_cell(&e.setting.replace(';', " ")))
-                            };
-                            format!("{win}{:.3}{win}{ci}{setting}", e.error_pct)
-                        })
+                .map(|c| {
+                    c.as_ref().map_or("—".into(), |c| {
+                        let ci = c.ci95.as_ref().map_or(String::new(), |c| format!(" ± {c}"));
+                        let win = if c.best { "**" } else { "" };
+                        let setting = if c.setting.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({})", md_cell(&c.setting))
+                        };
+                        format!("{win}{}{win}{ci}{setting}", c.error)
+                    })
                 })
                 .collect();
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {mean_rank:.2} |",
-                i + 1,
-                md_cell(structure),
-                cells.join(" | ")
+                "| {} | {} | {} | {} |",
+                row.place,
+                md_cell(&row.structure),
+                cells.join(" | "),
+                row.mean_rank
             );
         }
         s

@@ -8,6 +8,7 @@ pub mod derived;
 pub mod docs;
 pub mod html;
 pub mod leaderboard;
+pub mod leaderboard_page;
 pub mod reference;
 pub mod runs;
 pub mod stats;
@@ -56,7 +57,7 @@ fn write_with(
     let reference = reference::of(exp)?;
     let cells = table::build(rows, &exp.table, &reference);
     let md = table::write(dir.path(), &exp.name, &note(exp), &exp.table, &cells)?;
-    charts::draw(dir.path(), &exp.name, rows, &exp.charts, &reference, ns)?;
+    charts::draw(dir.path(), exp, rows, &reference, ns)?;
     Ok(md)
 }
 
@@ -110,5 +111,5 @@ pub fn redraw(dir: &ResultsDir, registry: &Registry) -> Result<Vec<PathBuf>> {
     let (exp, rows) = load(dir, registry)?;
     let reference = reference::of(&exp)?;
     let ns = cell_ns(dir)?;
-    charts::draw(dir.path(), &exp.name, &rows, &exp.charts, &reference, &ns)
+    charts::draw(dir.path(), &exp, &rows, &reference, &ns)
 }

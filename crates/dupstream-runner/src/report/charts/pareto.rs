@@ -24,6 +24,7 @@
 use super::{Panel, Series, Style, Target, XScale};
 use crate::plan::ErrorMetric;
 use crate::record::RawRow;
+use crate::report::leaderboard::{self, Track};
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -84,6 +85,19 @@ pub fn window_bound() -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// The [`window_bound`] over the x range of the points `(bits per window element, error in
+/// %)`, so that it does not stretch the x axis (the y axis takes it in, down to the bound's
+/// least error there).
+pub fn bound_within(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let (lo, hi) = points
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    window_bound()
+        .into_iter()
+        .filter(|p| p.0 >= lo && p.0 <= hi)
+        .collect()
+}
+
 fn metric_name(metric: ErrorMetric) -> &'static str {
     match metric {
         ErrorMetric::Fpr => "FPR",
@@ -93,6 +107,26 @@ fn metric_name(metric: ErrorMetric) -> &'static str {
         ErrorMetric::WindowFnr => "windowed FNR",
         ErrorMetric::WindowSum => "windowed FPR + FNR",
     }
+}
+
+/// Each windowed cell's `(FPR, FNR)` in % over the interval after the warm-up, from its
+/// checkpoints' counts, as the leaderboard scores it ([`leaderboard::error`]); empty
+/// without a warm-up.
+pub fn after_warmup(all: &[&RawRow], warmup: Option<u64>) -> BTreeMap<usize, (f64, f64)> {
+    let Some(w) = warmup else {
+        return BTreeMap::new();
+    };
+    let mut by_cell: BTreeMap<usize, Vec<&RawRow>> = BTreeMap::new();
+    for r in all.iter().filter(|r| measured(r) && r.window.is_some()) {
+        by_cell.entry(r.cell).or_default().push(r);
+    }
+    by_cell
+        .into_iter()
+        .filter_map(|(cell, mut rows)| {
+            rows.sort_by_key(|r| r.position);
+            Some((cell, leaderboard::error(&rows, Track::Windowed, Some(w))?))
+        })
+        .collect()
 }
 
 /// One configuration at one memory size, averaged over seeds.
@@ -108,10 +142,12 @@ pub struct Point {
     pub ns_per_element: Option<f64>,
 }
 
-/// The points of one stream's rows; `structure` names the structure of a row.
+/// The points of one stream's rows; `structure` names the structure of a row. A windowed
+/// error is taken from `interval` (by cell, [`after_warmup`]) where it has the cell.
 pub fn points(
     rows: &[&RawRow],
     metric: ErrorMetric,
+    interval: &BTreeMap<usize, (f64, f64)>,
     ns: &BTreeMap<usize, f64>,
     structure: impl Fn(&RawRow) -> String,
 ) -> Vec<Point> {
@@ -119,7 +155,15 @@ pub fn points(
     type PerSeed = Vec<(f64, f64, Option<f64>)>;
     let mut acc: Vec<((String, u64), (String, PerSeed))> = Vec::new();
     for r in rows.iter().filter(|r| measured(r)) {
-        let (Some(e), true) = (error(r, metric), r.unseen > 0) else {
+        let e = match (windowed(metric), interval.get(&r.cell)) {
+            (true, Some(&(fpr, fnr))) => Some(match metric {
+                ErrorMetric::WindowFpr => fpr,
+                ErrorMetric::WindowFnr => fnr,
+                _ => fpr + fnr,
+            }),
+            _ => error(r, metric),
+        };
+        let (Some(e), true) = (e, r.unseen > 0) else {
             continue;
         };
         // Memory per distinct element since the start; per window element on a windowed
@@ -230,17 +274,31 @@ fn panel(pts: &[Xy], title: String, x_desc: &str, y_desc: &str) -> Panel {
     }
 }
 
-/// Draws the chart (see the module doc), one per stream.
-pub fn draw(t: Target<'_>, finals: &[&RawRow], metric: ErrorMetric) -> Result<Vec<PathBuf>> {
+/// Draws the chart (see the module doc), one per stream, from the final rows (and every row,
+/// for the windowed error after the warm-up).
+pub fn draw(
+    t: Target<'_>,
+    all: &[&RawRow],
+    finals: &[&RawRow],
+    metric: ErrorMetric,
+) -> Result<Vec<PathBuf>> {
     let mut streams: BTreeMap<&str, Vec<&RawRow>> = BTreeMap::new();
     for r in finals.iter().filter(|r| measured(r)) {
         streams.entry(r.stream.as_str()).or_default().push(r);
     }
     let name = metric_name(metric);
-    let y_desc = format!("{name} (%)");
+    let interval = if windowed(metric) {
+        after_warmup(all, t.warmup)
+    } else {
+        BTreeMap::new()
+    };
+    let y_desc = match t.warmup.filter(|_| !interval.is_empty()) {
+        Some(w) => format!("{name} after the warm-up of {w} (%)"),
+        None => format!("{name} (%)"),
+    };
     let mut written = Vec::new();
     for (gi, (stream, rows)) in streams.iter().enumerate() {
-        let pts = points(rows, metric, t.ns_per_element, |r| {
+        let pts = points(rows, metric, &interval, t.ns_per_element, |r| {
             t.structure(r).to_string()
         });
         if pts.is_empty() {
@@ -260,19 +318,8 @@ pub fn draw(t: Target<'_>, finals: &[&RawRow], metric: ErrorMetric) -> Result<Ve
             &y_desc,
         );
         if on_window && metric != ErrorMetric::WindowFnr {
-            // The bound within the points' ranges only, so that it does not stretch the axes.
-            let (lo, hi) = by_memory
-                .iter()
-                .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.2), b.max(p.2)));
-            let floor = by_memory
-                .iter()
-                .map(|p| p.3)
-                .filter(|y| *y > 0.0)
-                .fold(f64::MAX, f64::min);
-            memory.bound = window_bound()
-                .into_iter()
-                .filter(|p| p.0 >= lo && p.0 <= hi && p.1 >= floor)
-                .collect();
+            let xy: Vec<(f64, f64)> = by_memory.iter().map(|p| (p.2, p.3)).collect();
+            memory.bound = bound_within(&xy);
         }
         written.extend(t.render(&["pareto", &gi.to_string()], stream, rows, vec![memory])?);
         let by_time: Vec<Xy> = pts
@@ -376,7 +423,8 @@ mod tests {
         d.params = d.params.prepend(&[("derived", "difference")]);
         let ns = BTreeMap::from([(0, 10.0), (1, 20.0)]);
         let structure = |r: &RawRow| r.structure().to_string();
-        let p = points(&[&a, &b, &d], ErrorMetric::Sum, &ns, structure);
+        let none = BTreeMap::new();
+        let p = points(&[&a, &b, &d], ErrorMetric::Sum, &none, &ns, structure);
         assert_eq!(p.len(), 1, "{p:?}");
         assert!((p[0].bits_per_distinct - 8.0).abs() < 1e-12);
         assert!(
@@ -384,7 +432,7 @@ mod tests {
             "mean of 30 % and 50 %"
         );
         assert_eq!(p[0].ns_per_element, Some(15.0));
-        let p = points(&[&a], ErrorMetric::Fnr, &BTreeMap::new(), structure);
+        let p = points(&[&a], ErrorMetric::Fnr, &none, &BTreeMap::new(), structure);
         assert!((p[0].error_pct - 20.0).abs() < 1e-9);
         assert_eq!(p[0].ns_per_element, None, "no timing, no time panel");
         assert!(
