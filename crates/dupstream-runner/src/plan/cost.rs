@@ -115,7 +115,7 @@ pub fn cell_secs(exp: &Experiment, cell: &Cell) -> f64 {
     let spec = &exp.streams[cell.stream].spec;
     let n = stream_len(spec);
     let runner = stream_cost(spec).cell_ns
-        + if exp.window.is_some() {
+        + if exp.windowed() {
             WINDOW_CELL_NS
         } else {
             0.0
@@ -135,7 +135,7 @@ pub fn truth_secs(exp: &Experiment, stream: usize) -> f64 {
     let spec = &exp.streams[stream].spec;
     let generate = stream_cost(spec).generate_ns;
     let mut ns = generate + oracle_ns(spec);
-    if exp.window.is_some() {
+    if exp.windowed() {
         // A second pass over the stream with the windowed oracle.
         ns += generate + WINDOW_TRUTH_NS;
     }
@@ -197,9 +197,16 @@ pub fn peak_bytes(exp: &Experiment, threads: usize) -> u64 {
         }
         filters.sort_unstable_by(|a, b| b.cmp(a));
         let gt = GroundTruth::heap_bytes_estimate(&case.spec)
-            + exp
-                .window
-                .map_or(0, |w| WindowTruth::heap_bytes_estimate(&case.spec, w));
+            + match (exp.window, exp.window_seconds) {
+                (Some(w), _) => WindowTruth::heap_bytes_estimate(&case.spec, w),
+                // A time window's table: as for a window the stream's length (the dense
+                // table's slots are then counted at 4 bytes where a time takes 8).
+                (None, Some(_)) => WindowTruth::heap_bytes_estimate(
+                    &case.spec,
+                    case.spec.declared_len().unwrap_or(UNKNOWN_LEN),
+                ),
+                (None, None) => 0,
+            };
         let running: u64 = filters.iter().take(threads).sum();
         let buffers = threads as u64 * (BATCH as u64 * 17) + (64 << 20);
         peak = peak.max(gt + running + buffers);
