@@ -90,6 +90,7 @@ fn time_window_counts_match_brute_force_and_times_reach_the_tlbf() {
     assert_eq!((exp.window, exp.window_seconds), (None, Some(2.0)));
     assert_eq!(rows.len(), exp.cells.len() * 3);
     let mut tlbf_differs = false;
+    let mut per_window_of_seed = std::collections::BTreeMap::new();
     for cell in &exp.cells {
         let case = &exp.streams[cell.stream];
         let (mut keys, mut times) = (vec![0u64; 6_000], vec![0f64; 6_000]);
@@ -100,6 +101,7 @@ fn time_window_counts_match_brute_force_and_times_reach_the_tlbf() {
         );
         let (since, win) = brute(&keys, &times, 2.0);
         let per_window = (5_999.0 * 2.0 / (times[5_999] - times[0])).round() as u64;
+        per_window_of_seed.insert(case.seed, per_window as f64);
         let hseed = hash_seed(case.seed);
         let replay = |timed: bool| -> Vec<bool> {
             let mut f = cell
@@ -119,7 +121,12 @@ fn time_window_counts_match_brute_force_and_times_reach_the_tlbf() {
             // On its internal clock (1000/s) the TLBF answers otherwise.
             tlbf_differs |= replay(false) != verdicts;
         } else {
-            assert_eq!(replay(false), verdicts, "{}: no clock, times ignored", cell.label);
+            assert_eq!(
+                replay(false),
+                verdicts,
+                "{}: no clock, times ignored",
+                cell.label
+            );
         }
         for row in rows.iter().filter(|r| r.cell == cell.index) {
             let p = row.position as usize;
@@ -150,7 +157,39 @@ fn time_window_counts_match_brute_force_and_times_reach_the_tlbf() {
             );
         }
     }
-    assert!(tlbf_differs, "the stream's times must change the TLBF's verdicts");
+    assert!(
+        tlbf_differs,
+        "the stream's times must change the TLBF's verdicts"
+    );
+    // The leaderboard's windowed board: memory per mean window element, the mean over the
+    // streams (every cell counted once; both seeds have as many cells).
+    let out = dir.join("out");
+    let json: serde_json::Value = serde_json::from_slice(
+        &dupstream_ok(&["leaderboard", out.to_str().unwrap(), "--json"]).stdout,
+    )
+    .unwrap();
+    let board = &json.as_array().unwrap()[1];
+    assert_eq!(board["track"], "windowed");
+    let mean = per_window_of_seed.values().sum::<f64>() / per_window_of_seed.len() as f64;
+    assert_eq!(board["window"], mean.round() as u64);
+    assert_eq!(board["window_seconds"], 2.0);
+    for e in board["entries"].as_array().unwrap() {
+        let bits = e["memory_nominal_bits"].as_f64().unwrap();
+        let got = e["bits_per_element"].as_f64().unwrap();
+        assert!(
+            (got - bits / mean).abs() < 1e-9 * got,
+            "{got} vs {bits} / {mean}"
+        );
+    }
+    let md =
+        String::from_utf8(dupstream_ok(&["leaderboard", out.to_str().unwrap()]).stdout).unwrap();
+    assert!(
+        md.contains(&format!(
+            "time window T = 2 s, a mean of {} elements per window",
+            mean.round()
+        )),
+        "{md}"
+    );
 }
 
 /// `--scale 4`: the window and the phase lengths are divided by 4, the rates kept, so the
@@ -176,8 +215,16 @@ fn time_windows_scale_with_the_stream() {
             phases: dupstream_streams::Phases::Exponential,
         }
     );
-    assert!(case.label().contains("time_burst_seconds=1.0"), "{}", case.label());
-    let tlbf = exp.cells.iter().find(|c| c.filter.name() == "tlbf").unwrap();
+    assert!(
+        case.label().contains("time_burst_seconds=1.0"),
+        "{}",
+        case.label()
+    );
+    let tlbf = exp
+        .cells
+        .iter()
+        .find(|c| c.filter.name() == "tlbf")
+        .unwrap();
     let f = tlbf.filter.build(tlbf.memory_bits, 0).unwrap();
     let params = dupstream_runner::record::Params::of(&f.params());
     assert_eq!(params.get("window_seconds"), Some("0.5"), "{params:?}");
@@ -232,7 +279,10 @@ fn bad_time_specs_name_their_line_and_key() {
         ),
         (
             "zero seconds",
-            TIMED.replace("checkpoints = 3\nwindow_seconds = 2.0", "checkpoints = 3\nwindow_seconds = 0.0"),
+            TIMED.replace(
+                "checkpoints = 3\nwindow_seconds = 2.0",
+                "checkpoints = 3\nwindow_seconds = 0.0",
+            ),
             30,
             "metrics.window_seconds",
         ),
@@ -251,6 +301,9 @@ fn bad_time_specs_name_their_line_and_key() {
             err.contains(&format!("b.toml:{line}")) && err.contains(key),
             "{what}: {err}"
         );
-        assert!(!dir.join("o").exists(), "{what}: nothing written on bad input");
+        assert!(
+            !dir.join("o").exists(),
+            "{what}: nothing written on bad input"
+        );
     }
 }

@@ -195,7 +195,11 @@ impl TimeSpec {
             if x.is_finite() && x > 0.0 {
                 Ok(())
             } else {
-                Err(bad(field, x.to_string(), &format!("must be a positive {what}")))
+                Err(bad(
+                    field,
+                    x.to_string(),
+                    &format!("must be a positive {what}"),
+                ))
             }
         };
         match *self {
@@ -209,12 +213,18 @@ impl TimeSpec {
                 lull_seconds,
                 ..
             } => {
-                positive("time.burst_rate", burst_rate, "number of elements per second")?;
+                positive(
+                    "time.burst_rate",
+                    burst_rate,
+                    "number of elements per second",
+                )?;
                 if !(lull_rate.is_finite() && (0.0..=burst_rate).contains(&lull_rate)) {
                     return Err(bad(
                         "time.lull_rate",
                         lull_rate.to_string(),
-                        &format!("must be between 0 and burst_rate = {burst_rate} elements per second"),
+                        &format!(
+                            "must be between 0 and burst_rate = {burst_rate} elements per second"
+                        ),
                     ));
                 }
                 positive("time.burst_seconds", burst_seconds, "number of seconds")?;
@@ -293,8 +303,12 @@ pub fn open_timed(stream: &StreamSpec, time: &TimeSpec, seed: u64) -> Result<Box
 /// The arrival process a [`Clock`] runs.
 #[derive(Debug, Clone)]
 enum Process {
-    Even { rate: f64 },
-    Poisson { rate: f64 },
+    Even {
+        rate: f64,
+    },
+    Poisson {
+        rate: f64,
+    },
     /// Phase 0 is a burst, 1 a lull; `end` is when the current phase ends.
     Mmpp {
         rates: [f64; 2],
@@ -417,7 +431,11 @@ impl Clock {
             ) => loop {
                 // Memoryless: an arrival gap cut by the end of its phase restarts in the next.
                 let r = rates[*phase];
-                let gap = if r > 0.0 { exp1(rng) / r } else { f64::INFINITY };
+                let gap = if r > 0.0 {
+                    exp1(rng) / r
+                } else {
+                    f64::INFINITY
+                };
                 if self.now + gap < *end {
                     self.now += gap;
                     break self.now;

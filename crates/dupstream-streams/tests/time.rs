@@ -2,8 +2,8 @@
 //! determinism, keys unchanged by times, `--scale`, and a replayed log's own times.
 
 use dupstream_streams::{
-    BadLinePolicy, Clock, Phases, ReplayFormat, StreamSpec, TimeSpec, TimedStream,
-    WindowTruth, collect_keys, open_timed,
+    BadLinePolicy, Clock, Phases, ReplayFormat, StreamSpec, TimeSpec, TimedStream, WindowTruth,
+    collect_keys, open_timed,
 };
 
 use crate::common::nasa_tsv;
@@ -101,10 +101,7 @@ fn mmpp_fixed_phases_match_theory() {
     let (pb, pl) = (b / (b + l), l / (b + l));
     let mut clock = spec.clock(7).unwrap().unwrap();
     let (nb, nl) = counts(&mut clock, horizon);
-    for (what, got, rate, share, len) in [
-        ("burst", nb, rb, pb, b),
-        ("lull", nl, rl, pl, l),
-    ] {
+    for (what, got, rate, share, len) in [("burst", nb, rb, pb, b), ("lull", nl, rl, pl, l)] {
         let mean = rate * share * horizon;
         let tol = 5.0 * mean.sqrt() + rate * len;
         eprintln!("fixed phases: {what} arrivals {got} vs {mean:.0} ± {tol:.0}");
@@ -205,7 +202,10 @@ fn scaling_shortens_phases_and_keeps_rates() {
         let (mean, var) = cycles(spec, n as f64);
         assert!((mean - 160.0).abs() < 1e-9);
         let got = bursts(spec, n);
-        assert!((got - mean).abs() < 5.0 * var.sqrt(), "{got} bursts vs {mean}");
+        assert!(
+            (got - mean).abs() < 5.0 * var.sqrt(),
+            "{got} bursts vs {mean}"
+        );
     }
 }
 

@@ -29,7 +29,11 @@ struct Span<'a> {
 }
 
 impl TimedStream for Span<'_> {
-    fn fill_timed(&mut self, keys: &mut [u64], times: &mut [f64]) -> dupstream_streams::Result<usize> {
+    fn fill_timed(
+        &mut self,
+        keys: &mut [u64],
+        times: &mut [f64],
+    ) -> dupstream_streams::Result<usize> {
         let k = self.inner.fill_timed(keys, times)?;
         if k > 0 {
             self.first.get_or_insert(times[0]);
@@ -63,7 +67,7 @@ fn time_window(exp: &Experiment, index: usize, seconds: f64) -> Result<(u64, Win
         None,
     )?;
     let elapsed = span.last - span.first.unwrap_or(0.0);
-    if !(elapsed > 0.0) {
+    if elapsed <= 0.0 {
         anyhow::bail!(
             "stream {}: its {} elements all arrive at time {}; a time window needs times that advance",
             case.spec.describe(),

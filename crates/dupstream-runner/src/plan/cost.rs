@@ -114,12 +114,7 @@ pub fn costed_duplicates(spec: &StreamSpec) -> f64 {
 pub fn cell_secs(exp: &Experiment, cell: &Cell) -> f64 {
     let spec = &exp.streams[cell.stream].spec;
     let n = stream_len(spec);
-    let runner = stream_cost(spec).cell_ns
-        + if exp.windowed() {
-            WINDOW_CELL_NS
-        } else {
-            0.0
-        };
+    let runner = stream_cost(spec).cell_ns + if exp.windowed() { WINDOW_CELL_NS } else { 0.0 };
     let step = cell.filter.step_ns(
         cell.memory_bits,
         n,

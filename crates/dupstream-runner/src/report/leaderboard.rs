@@ -234,7 +234,9 @@ fn board(
         Track::SinceStart => n.max(1) as f64,
         Track::Windowed => match exp.window_seconds {
             None => exp.window.unwrap_or(1).max(1) as f64,
-            Some(_) => per_window.iter().sum::<u64>().max(1) as f64 / per_window.len().max(1) as f64,
+            Some(_) => {
+                per_window.iter().sum::<u64>().max(1) as f64 / per_window.len().max(1) as f64
+            }
         },
     };
     let mut entries: Vec<Entry> = Vec::new();

@@ -1,7 +1,7 @@
 //! `name`, `--scale`, `[grid] memory` and `[metrics]` checkpoints.
 
-use crate::plan::error::{ConfigError, Source, line_of};
 use crate::plan::StreamCase;
+use crate::plan::error::{ConfigError, Source, line_of};
 use crate::plan::schema::{RawMetrics, RawRun};
 use crate::plan::units::parse_bits;
 use toml::Spanned;

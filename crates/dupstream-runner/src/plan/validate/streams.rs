@@ -145,7 +145,11 @@ fn case(
         .remove("time")
         .map(|v| {
             v.try_into::<TimeSpec>().map_err(|e: toml::de::Error| {
-                src.at_key(span.clone(), "time", format!("[stream] time: {}", e.message()))
+                src.at_key(
+                    span.clone(),
+                    "time",
+                    format!("[stream] time: {}", e.message()),
+                )
             })
         })
         .transpose()?;
