@@ -13,6 +13,7 @@
 //! process = "mmpp", ... }`), and [`open_timed`] starts a [`crate::StreamSpec`] with it.
 
 use dupstream_core::rng::{FilterRng, Rng, filter_rng, unit_f64};
+use rand_distr::{Distribution, Exp1};
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, KeyStream, ReplayFormat, Result, StreamSpec};
@@ -330,10 +331,11 @@ pub struct Clock {
     i: u64,
 }
 
-/// An exponential variate of mean 1: −ln(1 − U), U in [0, 1).
+/// An exponential variate of mean 1 (`rand_distr`'s ziggurat: several times faster than
+/// `−ln(1 − U)`; `cargo bench -p dupstream-streams timed`).
 #[inline]
 fn exp1(rng: &mut FilterRng) -> f64 {
-    -(-unit_f64(rng.next_u64())).ln_1p()
+    Exp1.sample(rng)
 }
 
 impl Clock {
