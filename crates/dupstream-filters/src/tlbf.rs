@@ -467,7 +467,8 @@ crate::structure::impl_structure!(Tlbf {
     cost: 20.0,
     memory_bits_for: Tlbf::memory_bits_for,
 }
-    /// The window, an element count, scales with the stream (`--scale`).
+    /// The window, in seconds, is divided by `--scale` with the stream's time window; the
+    /// rate is kept (a scaled timestamped stream keeps its rates and shortens its phases).
     fn scaled_params(params: &TlbfParams, factor: u64) -> TlbfParams {
         TlbfParams {
             window_seconds: params.window_seconds / factor.max(1) as f64,

@@ -1,7 +1,8 @@
-//! `SCHEMA.md` matches what is written: a small experiment with every optional part (a window,
-//! derived series, paper values, charts) is run whole, as two shards and merged; every file of
-//! the three directories, every CSV column and every `manifest.json` field must be described
-//! in `SCHEMA.md`, and everything it describes as always written must be there. The `--json`
+//! `SCHEMA.md` matches what is written: a small experiment with every optional part (a time
+//! window on a timestamped stream, which writes every windowed column; derived series, paper
+//! values, charts) is run whole, as two shards and merged; every file of the three
+//! directories, every CSV column and every `manifest.json` field must be described in
+//! `SCHEMA.md`, and everything it describes as always written must be there. The `--json`
 //! outputs of `list`, `check`, `estimate` and `compare` are held to their sections the same way.
 
 use crate::util::{dupstream_ok, root, scratch};
@@ -21,6 +22,7 @@ kind = "uniform"
 n = 20_000
 distinct_fraction = 0.5
 seed = 2
+time = { process = "even", rate = 20_000.0 }
 
 [grid]
 memory = ["1KB", "4KB"]
@@ -49,7 +51,7 @@ b = "FPBuffering"
 
 [metrics]
 checkpoints = 3
-window = 1000
+window_seconds = 0.05
 
 [output]
 charts = ["rates_vs_memory"]

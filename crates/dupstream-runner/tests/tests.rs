@@ -17,4 +17,5 @@ mod readme;
 mod report;
 mod schema;
 mod shard;
+mod time_window;
 mod window;

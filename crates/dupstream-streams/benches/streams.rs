@@ -8,7 +8,7 @@
 
 use divan::counter::ItemsCount;
 use divan::{Bencher, black_box};
-use dupstream_streams::{GroundTruth, StreamSpec, WindowTruth};
+use dupstream_streams::{GroundTruth, Phases, StreamSpec, TimeSpec, WindowTruth, open_timed};
 
 fn main() {
     divan::main();
@@ -75,6 +75,37 @@ fn generate(bencher: Bencher, kind: &str) {
                 break;
             }
             acc ^= buf[k - 1];
+        }
+        black_box(acc)
+    });
+}
+
+/// Generating `uniform_d0.15` with times from a clock (`open_timed`), 4096 keys and times a
+/// batch.
+#[divan::bench(args = ["even", "poisson", "mmpp"], sample_count = 3, sample_size = 1)]
+fn timed(bencher: Bencher, clock: &str) {
+    let spec = spec("uniform_d0.15");
+    let time = match clock {
+        "even" => TimeSpec::Even { rate: 1e4 },
+        "poisson" => TimeSpec::Poisson { rate: 1e4 },
+        _ => TimeSpec::Mmpp {
+            burst_rate: 53_248.0,
+            lull_rate: 4_096.0,
+            burst_seconds: 32.0,
+            lull_seconds: 96.0,
+            phases: Phases::Exponential,
+        },
+    };
+    bencher.counter(ItemsCount::new(n())).bench(|| {
+        let mut s = open_timed(&spec, &time, 1).unwrap();
+        let (mut keys, mut times) = (vec![0u64; 4096], vec![0f64; 4096]);
+        let mut acc = 0.0;
+        loop {
+            let k = s.fill_timed(&mut keys, &mut times).unwrap();
+            if k == 0 {
+                break;
+            }
+            acc += times[k - 1];
         }
         black_box(acc)
     });

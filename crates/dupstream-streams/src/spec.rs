@@ -471,24 +471,34 @@ impl StreamSpec {
                 seed,
                 heavy_first,
             } => Box::new(DengStream::b_model(n, b, l, v, u, heavy_first, seed)),
-            Self::Replay {
-                ref path,
-                format,
-                ref column,
-                header,
-                fingerprint_seed,
-                bad_lines,
-                limit,
-            } => Box::new(ReplayStream::open(
-                path,
-                format,
-                column.as_deref(),
-                header,
-                fingerprint_seed,
-                bad_lines,
-                limit,
-            )?),
+            Self::Replay { .. } => Box::new(self.open_replay().expect("a replay")?),
         })
+    }
+
+    /// Opens a replay as its [`ReplayStream`] (which can also read times); `None` for other
+    /// kinds.
+    pub(crate) fn open_replay(&self) -> Option<Result<ReplayStream>> {
+        let Self::Replay {
+            ref path,
+            format,
+            ref column,
+            header,
+            fingerprint_seed,
+            bad_lines,
+            limit,
+        } = *self
+        else {
+            return None;
+        };
+        Some(ReplayStream::open(
+            path,
+            format,
+            column.as_deref(),
+            header,
+            fingerprint_seed,
+            bad_lines,
+            limit,
+        ))
     }
 
     /// One line for tables and logs, e.g. `uniform n=1000000000 U=149842795 (d=0.15) seed=1`.

@@ -527,6 +527,35 @@ impl WindowTruth {
         Ok(l.finish())
     }
 
+    /// Labels a timestamped stream with a window of `seconds`, batch by batch (the stream is
+    /// not held in memory); `len_hint` and `universe` as in [`from_stream`](Self::from_stream).
+    pub fn from_timed_stream(
+        stream: &mut dyn crate::TimedStream,
+        len_hint: Option<u64>,
+        universe: Option<u64>,
+        seconds: f64,
+        oracle: Option<WindowOracle>,
+    ) -> Result<WindowTruth> {
+        // Without a universe only the hash table can label a time window (the plan's memory
+        // comparison cannot price it without a length either).
+        let oracle = oracle.or(universe.is_none().then_some(WindowOracle::HashMap));
+        let mut l = Labeller::new(
+            Window::Seconds(seconds),
+            len_hint,
+            universe,
+            oracle,
+            &|| "timed key stream".to_string(),
+        )?;
+        let (mut keys, mut times) = (vec![0u64; BATCH], vec![0f64; BATCH]);
+        loop {
+            let k = stream.fill_timed(&mut keys, &mut times)?;
+            if k == 0 {
+                return Ok(l.finish());
+            }
+            l.batch(&keys[..k], Some(&times[..k]))?;
+        }
+    }
+
     /// Number of positions.
     pub fn len(&self) -> u64 {
         self.stats.n

@@ -4,6 +4,7 @@ mod common;
 mod determinism;
 mod replay;
 mod spec;
+mod time;
 mod truth;
 mod uniform;
 mod window_truth;

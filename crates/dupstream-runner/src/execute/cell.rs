@@ -11,6 +11,7 @@ use crate::plan::{Cell, Experiment};
 use crate::record::{CellTiming, RawRow};
 use anyhow::{Context, Result, anyhow, bail};
 use dupstream_filters::hash::hash_key;
+use dupstream_streams::{KeyStream, TimedStream};
 use std::time::Instant;
 
 /// Packs `verdicts` into words, 64 to a word (bit `i % 64` of word `i / 64` is verdict `i`),
@@ -51,6 +52,12 @@ fn tally(labels: &[u64], pos: u64, verdicts: &[u64], n: usize, counts: &mut [u64
     }
 }
 
+/// A cell's stream: keys, or keys with their arrival times.
+enum Elements {
+    Keys(Box<dyn KeyStream>),
+    Timed(Box<dyn TimedStream>),
+}
+
 /// Runs one cell over its stream, scoring against the shared ground truth (and the windowed
 /// one, when configured). Stops with [`Interrupted`](crate::execute::cancel::Interrupted)
 /// once `cancel` is set (checked once per batch).
@@ -73,10 +80,13 @@ pub fn run(
     let labels = truth.label_words();
     let window = truths.window.as_ref().map(|(w, t)| (*w, t.label_words()));
     let hseed = hash_seed(case.seed);
-    let mut stream = case
-        .spec
-        .open()
-        .with_context(|| format!("opening stream {}", case.spec.describe()))?;
+    // A timestamped stream's times go to every structure (those without a clock ignore them).
+    let mut stream = match &case.time {
+        None => case.spec.open().map(Elements::Keys),
+        Some(t) => dupstream_streams::open_timed(&case.spec, t, case.seed).map(Elements::Timed),
+    }
+    .with_context(|| format!("opening stream {}", case.spec.describe()))?;
+    let mut times = vec![0f64; if case.time.is_some() { BATCH } else { 0 }];
     let mut keys = vec![0u64; BATCH];
     let mut hashes = vec![0u64; BATCH];
     let mut verdicts = vec![false; BATCH];
@@ -95,7 +105,10 @@ pub fn run(
                 return Err(stopped.into());
             }
             let want = ((stop - pos) as usize).min(BATCH);
-            let got = stream.fill(&mut keys[..want])?;
+            let got = match &mut stream {
+                Elements::Keys(s) => s.fill(&mut keys[..want])?,
+                Elements::Timed(s) => s.fill_timed(&mut keys[..want], &mut times[..want])?,
+            };
             if got == 0 {
                 bail!(
                     "stream {} ended at {pos} elements, but its ground truth has {n}",
@@ -105,7 +118,12 @@ pub fn run(
             for (h, &k) in hashes[..got].iter_mut().zip(&keys[..got]) {
                 *h = hash_key(k, hseed);
             }
-            filter.step_batch(&hashes[..got], &mut verdicts[..got]);
+            match stream {
+                Elements::Keys(_) => filter.step_batch(&hashes[..got], &mut verdicts[..got]),
+                Elements::Timed(_) => {
+                    filter.step_batch_at(&hashes[..got], &times[..got], &mut verdicts[..got])
+                }
+            }
             // Packed once, scored against each truth.
             pack(&verdicts[..got], &mut packed);
             tally(labels, pos, &packed, got, &mut counts);
@@ -118,7 +136,10 @@ pub fn run(
         }
         let row = RawRow::measured(exp, cell, filter.as_ref(), n, pos, counts);
         rows.push(match window {
-            Some((w, _)) => row.with_window(w, w_counts),
+            Some((w, _)) => RawRow {
+                window_seconds: exp.window_seconds,
+                ..row.with_window(w, w_counts)
+            },
             None => row,
         });
     }

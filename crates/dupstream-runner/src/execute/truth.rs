@@ -1,19 +1,82 @@
 //! The exact ground truth of a stream, computed once and shared by every cell on it: since
-//! the start, and over the last `[metrics] window` elements when one is configured.
+//! the start, and over the last `[metrics] window` elements (or `window_seconds` seconds of a
+//! timestamped stream) when one is configured.
 
 use crate::execute::Progress;
 use crate::plan::ConfigError;
 use crate::plan::Experiment;
 use crate::record::StreamRow;
 use anyhow::{Context, Result};
-use dupstream_streams::{GroundTruth, WindowTruth};
+use dupstream_streams::{GroundTruth, TimedStream, WindowTruth};
 use std::time::Instant;
 
-/// A stream's labels: since the start, and within the window when one is configured.
+/// A stream's labels: since the start, and within the window when one is configured. The
+/// window's `u64` is its number of elements: `W` for a count window; for a time window of `T`
+/// seconds, the stream's mean number of elements per window, `(n − 1)·T / (t_last − t_first)`
+/// (its mean rate measured on its own times, times `T`), rounded.
 #[derive(Debug)]
 pub struct Truths {
     pub since_start: GroundTruth,
     pub window: Option<(u64, WindowTruth)>,
+}
+
+/// A timed stream that notes its first and last times and its length.
+struct Span<'a> {
+    inner: &'a mut dyn TimedStream,
+    first: Option<f64>,
+    last: f64,
+    n: u64,
+}
+
+impl TimedStream for Span<'_> {
+    fn fill_timed(
+        &mut self,
+        keys: &mut [u64],
+        times: &mut [f64],
+    ) -> dupstream_streams::Result<usize> {
+        let k = self.inner.fill_timed(keys, times)?;
+        if k > 0 {
+            self.first.get_or_insert(times[0]);
+            self.last = times[k - 1];
+            self.n += k as u64;
+        }
+        Ok(k)
+    }
+}
+
+/// The time-window truth of stream `index` of `exp` and its mean number of elements per
+/// window (see [`Truths`]).
+fn time_window(exp: &Experiment, index: usize, seconds: f64) -> Result<(u64, WindowTruth)> {
+    let case = &exp.streams[index];
+    let time = case
+        .time
+        .as_ref()
+        .context("a time window needs a timestamped stream (validated)")?;
+    let mut stream = dupstream_streams::open_timed(&case.spec, time, case.seed)?;
+    let mut span = Span {
+        inner: &mut *stream,
+        first: None,
+        last: 0.0,
+        n: 0,
+    };
+    let wt = WindowTruth::from_timed_stream(
+        &mut span,
+        case.spec.declared_len(),
+        case.spec.universe(),
+        seconds,
+        None,
+    )?;
+    let elapsed = span.last - span.first.unwrap_or(0.0);
+    if elapsed <= 0.0 {
+        anyhow::bail!(
+            "stream {}: its {} elements all arrive at time {}; a time window needs times that advance",
+            case.spec.describe(),
+            span.n,
+            span.last
+        );
+    }
+    let per_window = (span.n.saturating_sub(1) as f64 * seconds / elapsed).round() as u64;
+    Ok((per_window.max(1), wt))
 }
 
 /// Labels stream `index` of `exp`; returns the labels and the stream's statistics.
@@ -43,25 +106,33 @@ pub fn label(exp: &Experiment, index: usize, progress: &Progress) -> Result<(Tru
     if let Some(note) = row.skipped_note() {
         progress.warn(&format!("{}: {note}", case.spec.describe()));
     }
-    let window = match exp.window {
-        Some(w) => {
-            progress.message(&format!(
-                "windowed ground truth (W = {w}) for {}",
-                case.spec.describe()
-            ));
-            let wt = WindowTruth::compute(&case.spec, w)
-                .with_context(|| format!("windowed ground truth for {}", case.spec.describe()))?;
-            if wt.len() != truth.len() {
-                anyhow::bail!(
-                    "stream {} gave {} elements to the windowed truth, {} to the since-start one",
-                    case.spec.describe(),
-                    wt.len(),
-                    truth.len()
-                );
-            }
-            Some((w, wt))
+    let window = if exp.windowed() {
+        let what = match (exp.window, exp.window_seconds) {
+            (Some(w), _) => format!("W = {w}"),
+            (None, secs) => format!("T = {} s", secs.unwrap_or(0.0)),
+        };
+        progress.message(&format!(
+            "windowed ground truth ({what}) for {}",
+            case.spec.describe()
+        ));
+        let (w, wt) = match (exp.window, exp.window_seconds) {
+            (Some(w), _) => WindowTruth::compute(&case.spec, w)
+                .map(|t| (w, t))
+                .map_err(anyhow::Error::from),
+            (None, secs) => time_window(exp, index, secs.unwrap_or(0.0)),
         }
-        None => None,
+        .with_context(|| format!("windowed ground truth for {}", case.spec.describe()))?;
+        if wt.len() != truth.len() {
+            anyhow::bail!(
+                "stream {} gave {} elements to the windowed truth, {} to the since-start one",
+                case.spec.describe(),
+                wt.len(),
+                truth.len()
+            );
+        }
+        Some((w, wt))
+    } else {
+        None
     };
     let row = StreamRow {
         truth_secs: start.elapsed().as_secs_f64(),

@@ -61,6 +61,13 @@ mod table {
 }
 pub use table::*;
 
+/// ns per element that arrival times (`[stream] time`) add to a pass over the stream (each cell,
+/// and the time-window truth): the `timed` bench's `mmpp` clock against `generate`'s
+/// `uniform_d0.15` in the same run (`cargo bench -p dupstream-streams -- generate timed`: 12.1
+/// against 2.7 ns per element, so the clock costs 3.5 uniform generations), times the table's
+/// uniform `generate_ns`. A log's own times are costed alike.
+pub const TIMES_NS: f64 = 3.5 * 1.04;
+
 /// Length assumed for streams that do not declare one (replays).
 pub const UNKNOWN_LEN: u64 = 1 << 24;
 /// Elements handled per batch by a cell (its buffers are part of the memory estimate).
@@ -112,14 +119,12 @@ pub fn costed_duplicates(spec: &StreamSpec) -> f64 {
 
 /// Estimated single-thread seconds of one cell.
 pub fn cell_secs(exp: &Experiment, cell: &Cell) -> f64 {
-    let spec = &exp.streams[cell.stream].spec;
+    let case = &exp.streams[cell.stream];
+    let spec = &case.spec;
     let n = stream_len(spec);
-    let runner = stream_cost(spec).cell_ns
-        + if exp.window.is_some() {
-            WINDOW_CELL_NS
-        } else {
-            0.0
-        };
+    let window = if exp.windowed() { WINDOW_CELL_NS } else { 0.0 };
+    let times = if case.time.is_some() { TIMES_NS } else { 0.0 };
+    let runner = stream_cost(spec).cell_ns + window + times;
     let step = cell.filter.step_ns(
         cell.memory_bits,
         n,
@@ -135,9 +140,13 @@ pub fn truth_secs(exp: &Experiment, stream: usize) -> f64 {
     let spec = &exp.streams[stream].spec;
     let generate = stream_cost(spec).generate_ns;
     let mut ns = generate + oracle_ns(spec);
-    if exp.window.is_some() {
-        // A second pass over the stream with the windowed oracle.
+    if exp.windowed() {
+        // A second pass over the stream with the windowed oracle (with its times for a time
+        // window).
         ns += generate + WINDOW_TRUTH_NS;
+        if exp.window_seconds.is_some() {
+            ns += TIMES_NS;
+        }
     }
     stream_len(spec) as f64 * ns * 1e-9
 }
@@ -197,9 +206,16 @@ pub fn peak_bytes(exp: &Experiment, threads: usize) -> u64 {
         }
         filters.sort_unstable_by(|a, b| b.cmp(a));
         let gt = GroundTruth::heap_bytes_estimate(&case.spec)
-            + exp
-                .window
-                .map_or(0, |w| WindowTruth::heap_bytes_estimate(&case.spec, w));
+            + match (exp.window, exp.window_seconds) {
+                (Some(w), _) => WindowTruth::heap_bytes_estimate(&case.spec, w),
+                // A time window's table: as for a window the stream's length (the dense
+                // table's slots are then counted at 4 bytes where a time takes 8).
+                (None, Some(_)) => WindowTruth::heap_bytes_estimate(
+                    &case.spec,
+                    case.spec.declared_len().unwrap_or(UNKNOWN_LEN),
+                ),
+                (None, None) => 0,
+            };
         let running: u64 = filters.iter().take(threads).sum();
         let buffers = threads as u64 * (BATCH as u64 * 17) + (64 << 20);
         peak = peak.max(gt + running + buffers);

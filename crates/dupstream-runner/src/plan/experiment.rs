@@ -3,7 +3,7 @@
 
 use crate::plan::registry::StructureSpec;
 use crate::plan::schema::{ChartSpec, DerivedSpec, TableLayout};
-use dupstream_streams::StreamSpec;
+use dupstream_streams::{StreamSpec, TimeSpec};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,6 +17,23 @@ pub struct StreamCase {
     pub nominal: StreamSpec,
     /// The replicate seed; the stream's own seed, the key-hash seed and the filter seeds derive from it.
     pub seed: u64,
+    /// `[stream] time`: the arrival process as run (after `--scale`), when the stream is
+    /// timestamped.
+    pub time: Option<TimeSpec>,
+    /// The arrival process as written.
+    pub time_nominal: Option<TimeSpec>,
+}
+
+impl StreamCase {
+    /// The stream's label for tables and charts ([`stream_label`]), with its arrival process
+    /// as written when it has one (`time=mmpp time_burst_rate=8000 …`).
+    pub fn label(&self) -> String {
+        let mut label = stream_label(&self.nominal);
+        if let Some(t) = &self.time_nominal {
+            label += &time_label(t);
+        }
+        label
+    }
 }
 
 /// One run of one structure over one stream.
@@ -55,6 +72,9 @@ pub struct Experiment {
     pub checkpoints: u64,
     /// `[metrics] window` (scaled): also score against the windowed truth.
     pub window: Option<u64>,
+    /// `[metrics] window_seconds` (scaled): also score against the windowed truth of a time
+    /// window (the streams are timestamped).
+    pub window_seconds: Option<f64>,
     /// `[metrics] warmup` (scaled): a checkpoint there, from which interval rates are taken.
     pub warmup: Option<u64>,
     pub table: TableLayout,
@@ -100,11 +120,16 @@ impl Experiment {
         v
     }
 
+    /// Whether the cells are also scored against a windowed truth (of elements or seconds).
+    pub fn windowed(&self) -> bool {
+        self.window.is_some() || self.window_seconds.is_some()
+    }
+
     /// The labels of the streams, as tables and charts name them, deduplicated and sorted.
     pub fn stream_labels(&self) -> Vec<String> {
         self.streams
             .iter()
-            .map(|s| stream_label(&s.nominal))
+            .map(StreamCase::label)
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect()
@@ -135,6 +160,23 @@ pub fn stream_label(spec: &StreamSpec) -> String {
         parts.push(format!("{k}={v}"));
     }
     parts.join(" ")
+}
+
+/// The label parts of an arrival process: ` time=<process>` then ` time_<field>=<value>` for
+/// each of its fields (one word each, as `stream_params` splits labels at spaces).
+fn time_label(time: &TimeSpec) -> String {
+    let Ok(toml::Value::Table(t)) = toml::Value::try_from(time) else {
+        return format!(" time={}", time.process());
+    };
+    let mut out = format!(" time={}", time.process());
+    for (k, v) in t.iter().filter(|(k, _)| *k != "process") {
+        let v = match v {
+            toml::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        out += &format!(" time_{k}={v}");
+    }
+    out
 }
 
 /// The target distinct fraction of a stream spec, when it has one.

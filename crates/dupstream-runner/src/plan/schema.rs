@@ -60,6 +60,11 @@ pub struct RawMetrics {
     /// occurrence is at most this many elements earlier (scaled with `--scale`).
     #[serde(default)]
     pub window: Option<Spanned<i64>>,
+    /// Or a time window: an element is a duplicate iff its previous occurrence is at most
+    /// this many seconds earlier, on the times of `[stream] time` (scaled with `--scale`:
+    /// divided by it).
+    #[serde(default)]
+    pub window_seconds: Option<Spanned<f64>>,
     /// The first elements a leaderboard leaves out of its windowed score (scaled with
     /// `--scale`): a checkpoint is placed there, and rates are also taken from it to the end.
     #[serde(default)]

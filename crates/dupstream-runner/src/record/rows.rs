@@ -2,7 +2,7 @@
 //! ([`StreamRow`]) and a finished cell's timing ([`CellTiming`]).
 
 use crate::plan::units::format_bits;
-use crate::plan::{Cell, Experiment, StreamCase, distinct_target, stream_label};
+use crate::plan::{Cell, Experiment, StreamCase, distinct_target};
 use crate::record::Params;
 use dupstream_filters::DuplicateFilter;
 use dupstream_streams::GroundTruth;
@@ -59,6 +59,11 @@ pub struct RawRow {
     /// (empty when the denominator is zero).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<u64>,
+    /// A time window (`[metrics] window_seconds`, as run): its length in seconds; `window` is
+    /// then the stream's mean number of elements per window (its measured mean rate times
+    /// the window). Absent for count windows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_seconds: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub w_duplicates: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,7 +120,7 @@ impl RawRow {
             memory_bits_budget: cell.memory_bits,
             memory_bits_used: filter.memory_bits(),
             scale: exp.scale,
-            stream: stream_label(&case.nominal),
+            stream: case.label(),
             n_nominal: case.nominal.declared_len().unwrap_or(n),
             n,
             distinct_target: distinct_target(&case.nominal),
@@ -132,6 +137,7 @@ impl RawRow {
             occupancy_kind: occ.kind.as_str().to_string(),
             occupancy: occ.value,
             window: None,
+            window_seconds: None,
             w_duplicates: None,
             w_fp: None,
             w_fn: None,
@@ -141,7 +147,8 @@ impl RawRow {
     }
 
     /// This row scored also against a window of `window` elements, with the cumulative
-    /// windowed counts `[TN, FP, FN, TP]`.
+    /// windowed counts `[TN, FP, FN, TP]`. For a time window, set
+    /// [`window_seconds`](Self::window_seconds) too (`window` is then its mean elements).
     pub fn with_window(mut self, window: u64, counts: [u64; 4]) -> RawRow {
         let [tn, fp, fn_, tp] = counts;
         let (unseen, duplicates) = (tn + fp, tp + fn_);
@@ -219,7 +226,7 @@ impl StreamRow {
         let s = truth.stats();
         StreamRow {
             stream_index: index,
-            stream: stream_label(&case.nominal),
+            stream: case.label(),
             seed: case.seed,
             n: s.n,
             distinct: s.distinct,
@@ -351,6 +358,7 @@ pub fn test_row(label: &str, cell: usize, fpr: f64, fnr: f64) -> RawRow {
         occupancy_kind: "load".into(),
         occupancy: 0.5,
         window: None,
+        window_seconds: None,
         w_duplicates: None,
         w_fp: None,
         w_fn: None,

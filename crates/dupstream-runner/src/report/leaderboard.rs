@@ -74,7 +74,11 @@ pub struct Board {
     pub track: Track,
     pub scale: u64,
     pub n: u64,
+    /// Elements per window: `W`, or for a time window the mean over the board's streams of
+    /// their mean elements per window (`raw.csv`'s `window`).
     pub window: Option<u64>,
+    /// A time window's length in seconds, as run.
+    pub window_seconds: Option<f64>,
     pub warmup: Option<u64>,
     pub tuning_seed: u64,
     pub scored_seeds: Vec<u64>,
@@ -146,7 +150,7 @@ pub fn boards(exp: &Experiment, rows: &[RawRow]) -> Vec<Board> {
         }
     }
     let mut tracks = vec![Track::SinceStart];
-    if exp.window.is_some() {
+    if exp.windowed() {
         tracks.push(Track::Windowed);
     }
     let mut out = Vec::new();
@@ -155,7 +159,7 @@ pub fn boards(exp: &Experiment, rows: &[RawRow]) -> Vec<Board> {
             let mut s: Vec<u64> = exp
                 .streams
                 .iter()
-                .filter(|c| &crate::plan::stream_label(&c.nominal) == stream)
+                .filter(|c| &c.label() == stream)
                 .map(|c| c.seed)
                 .collect();
             s.dedup();
@@ -195,8 +199,11 @@ fn board(
     let mut first: Vec<String> = Vec::new();
     let mut n = 0;
     let mut budget: BTreeMap<u64, (String, u64)> = BTreeMap::new();
+    // A time window's elements per window, per cell (each measured on its stream).
+    let mut per_window: Vec<u64> = Vec::new();
     for rows in cells {
         let r = rows[rows.len() - 1];
+        per_window.extend(r.window.filter(|_| r.window_seconds.is_some()));
         let Some(e) = error(rows, track, exp.warmup) else {
             continue;
         };
@@ -225,7 +232,12 @@ fn board(
     }
     let per_element = match track {
         Track::SinceStart => n.max(1) as f64,
-        Track::Windowed => exp.window.unwrap_or(1).max(1) as f64,
+        Track::Windowed => match exp.window_seconds {
+            None => exp.window.unwrap_or(1).max(1) as f64,
+            Some(_) => {
+                per_window.iter().sum::<u64>().max(1) as f64 / per_window.len().max(1) as f64
+            }
+        },
     };
     let mut entries: Vec<Entry> = Vec::new();
     for structure in &first {
@@ -312,7 +324,11 @@ fn board(
         track,
         scale: exp.scale,
         n,
-        window: exp.window,
+        window: match exp.window_seconds {
+            None => exp.window,
+            Some(_) => Some(per_element.round() as u64),
+        },
+        window_seconds: exp.window_seconds,
         warmup: exp.warmup,
         tuning_seed,
         scored_seeds: scored.to_vec(),
@@ -374,11 +390,18 @@ impl Board {
         let what = match self.track {
             Track::SinceStart => "error = FPR + FNR over the whole stream against the since-start truth; memory in bits per stream element".to_string(),
             Track::Windowed => format!(
-                "error = windowed FPR + FNR (window W = {} elements) over elements {}–{}{}; memory in bits per window element",
-                self.window.unwrap_or(0),
+                "error = windowed FPR + FNR ({}) over elements {}–{}{}; memory in bits per {}window element",
+                match self.window_seconds {
+                    None => format!("window W = {} elements", self.window.unwrap_or(0)),
+                    Some(t) => format!(
+                        "time window T = {t} s, a mean of {} elements per window: elements × T / time span, measured on the streams",
+                        self.window.unwrap_or(0)
+                    ),
+                },
                 self.warmup.map_or(1, |w| w + 1),
                 self.n,
                 self.warmup.map_or(String::new(), |w| format!(", after a warm-up of {w}")),
+                if self.window_seconds.is_some() { "mean " } else { "" },
             ),
         };
         let seeds = if self.scored_seeds == [self.tuning_seed] {

@@ -1,5 +1,6 @@
 //! `name`, `--scale`, `[grid] memory` and `[metrics]` checkpoints.
 
+use crate::plan::StreamCase;
 use crate::plan::error::{ConfigError, Source, line_of};
 use crate::plan::schema::{RawMetrics, RawRun};
 use crate::plan::units::parse_bits;
@@ -224,6 +225,37 @@ pub fn window(src: Source<'_>, m: &RawMetrics, scale: u64) -> Result<Option<u64>
     }
 }
 
+/// The `[metrics] window_seconds`, divided by `--scale`; `None` when absent. It needs every
+/// stream timestamped (`[stream] time`) and excludes `window`.
+pub fn window_seconds(
+    src: Source<'_>,
+    m: &RawMetrics,
+    streams: &[StreamCase],
+    scale: u64,
+) -> Result<Option<f64>, ConfigError> {
+    let Some(w) = &m.window_seconds else {
+        return Ok(None);
+    };
+    let at = |msg: String| src.at_offset(w.span().start, "metrics.window_seconds", msg);
+    let secs = *w.get_ref();
+    if !(secs.is_finite() && secs > 0.0) {
+        return Err(at(format!(
+            "must be a positive number of seconds (got {secs})"
+        )));
+    }
+    if m.window.is_some() {
+        return Err(at(
+            "give one window: `window` (elements) or `window_seconds` (seconds), not both".into(),
+        ));
+    }
+    if streams.iter().any(|s| s.time.is_none()) {
+        return Err(at(
+            "a time window needs timestamped elements: give `[stream] time` (e.g. `time = { process = \"poisson\", rate = 1000.0 }`; docs/experiments.md)".into(),
+        ));
+    }
+    Ok(Some(secs / scale.max(1) as f64))
+}
+
 /// The `[metrics] warmup` in elements, scaled by `--scale`; `None` when absent.
 pub fn warmup(src: Source<'_>, m: &RawMetrics, scale: u64) -> Result<Option<u64>, ConfigError> {
     let Some(w) = &m.warmup else {
@@ -346,6 +378,7 @@ mod tests {
             checkpoints: c,
             checkpoint_every: e,
             window: None,
+            window_seconds: None,
             warmup: None,
         };
         assert_eq!(checkpoints(s, &m(None, None), 4).unwrap(), (10, None));

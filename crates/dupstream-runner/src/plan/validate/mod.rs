@@ -73,6 +73,7 @@ fn validate(
     let cells = algorithms::cells(src, streams.len(), &memories, &algorithms, scale)?;
     let (checkpoints, checkpoint_every) = grid::checkpoints(src, &raw.metrics, scale)?;
     let window = grid::window(src, &raw.metrics, scale)?;
+    let window_seconds = grid::window_seconds(src, &raw.metrics, &streams, scale)?;
     let warmup = grid::warmup(src, &raw.metrics, scale)?;
     let lengths: Vec<(u64, u64)> = streams
         .iter()
@@ -84,7 +85,7 @@ fn validate(
     let (reference, moved) = reference::resolve(src, &raw.name, raw.reference.as_ref())?;
     let (table, charts) = charts::resolve(src, raw.output, &raw.derived)?;
     charts::check_params(src, &charts, &raw.stream, &raw.algorithm)?;
-    charts::check_window(src, &charts, window.is_some())?;
+    charts::check_window(src, &charts, window.is_some() || window_seconds.is_some())?;
     let mut warnings: Vec<String> = clamped.into_iter().chain(moved).chain(short).collect();
     warnings.extend(algorithms::formula_labels(src, &raw.algorithm));
     warnings.extend(algorithms::too_small(src, &cells, scale));
@@ -120,6 +121,7 @@ fn validate(
         checkpoint_every,
         checkpoints,
         window,
+        window_seconds,
         warmup,
         table,
         charts,

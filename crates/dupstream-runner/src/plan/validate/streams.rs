@@ -3,7 +3,7 @@
 
 use crate::plan::StreamCase;
 use crate::plan::error::{ConfigError, Source, culprit_key, line_of_key, mentioned_key};
-use dupstream_streams::StreamSpec;
+use dupstream_streams::{StreamSpec, TimeSpec};
 use std::ops::Range;
 use std::path::Path;
 use toml::Spanned;
@@ -135,11 +135,24 @@ fn with_seed_and_path(file: &Path, mut table: toml::Table, seed: u64) -> toml::T
 fn case(
     src: Source<'_>,
     span: &Range<usize>,
-    table: toml::Table,
+    mut table: toml::Table,
     seed: u64,
     scale: u64,
     probe: bool,
 ) -> Result<StreamCase, ConfigError> {
+    // `time`, the arrival process, is not part of the key stream: parsed on its own.
+    let time = table
+        .remove("time")
+        .map(|v| {
+            v.try_into::<TimeSpec>().map_err(|e: toml::de::Error| {
+                src.at_key(
+                    span.clone(),
+                    "time",
+                    format!("[stream] time: {}", e.message()),
+                )
+            })
+        })
+        .transpose()?;
     let keys: Vec<String> = table.keys().cloned().collect();
     // The value at fault, named by the message, else the table.
     let at = |msg: String| {
@@ -178,6 +191,8 @@ fn case(
                 spec: nominal.scaled(scale),
                 nominal,
                 seed,
+                time: time.as_ref().map(|t| t.scaled(scale)),
+                time_nominal: time,
             });
         }
         match std::fs::metadata(path) {
@@ -217,10 +232,16 @@ fn case(
     let spec = nominal.scaled(scale);
     spec.validate()
         .map_err(|e| at(format!("after --scale {scale}: {e}")))?;
+    let in_time = |e: dupstream_streams::Error| src.at_key(span.clone(), "time", e.to_string());
+    if let Some(t) = &time {
+        t.validate(&nominal).map_err(in_time)?;
+    }
     Ok(StreamCase {
         spec,
         nominal,
         seed,
+        time: time.as_ref().map(|t| t.scaled(scale)),
+        time_nominal: time,
     })
 }
 
