@@ -1077,6 +1077,19 @@ crate::structure::impl_structure!(Apbf {
     memory_bits_for: Apbf::memory_bits_for,
 }
     crate::structure::window_scales!(ApbfParams);
+
+    /// Its `k` insertion cells, the expected probes of its query beyond
+    /// those, and the lines of the slice it clears every `g` insertions, per element
+    /// ([`cells_per_element`]; 1 when the parameters do not resolve).
+    fn cells_per_element(params: &ApbfParams, budget_bits: u64) -> f64 {
+        Apbf::cells_for(budget_bits, params, false).map_or(1.0, |c| c.0)
+    }
+
+    /// The lines of the slice it clears every `g` insertions, per element
+    /// ([`cleared_lines_per_element`]).
+    fn cleared_lines_per_element(params: &ApbfParams, budget_bits: u64) -> f64 {
+        Apbf::cells_for(budget_bits, params, false).map_or(0.0, |c| c.1)
+    }
 );
 
 crate::structure::impl_structure!(ApbfBlocked {
@@ -1086,6 +1099,19 @@ crate::structure::impl_structure!(ApbfBlocked {
     memory_bits_for: Apbf::memory_bits_for_blocked,
 }
     crate::structure::window_scales!(ApbfParams);
+
+    /// Its `k` insertion cells (the lines of one block), the expected probes of its query beyond
+    /// those, and the lines of the slice it clears every `g` insertions, per element
+    /// ([`cells_per_element`]; 1 when the parameters do not resolve).
+    fn cells_per_element(params: &ApbfParams, budget_bits: u64) -> f64 {
+        Apbf::cells_for(budget_bits, params, true).map_or(1.0, |c| c.0)
+    }
+
+    /// The lines of the slice it clears every `g` insertions, per element
+    /// ([`cleared_lines_per_element`]).
+    fn cleared_lines_per_element(params: &ApbfParams, budget_bits: u64) -> f64 {
+        Apbf::cells_for(budget_bits, params, true).map_or(0.0, |c| c.1)
+    }
 );
 
 #[cfg(test)]

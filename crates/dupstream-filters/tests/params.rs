@@ -268,3 +268,37 @@ fn the_fixture_covers_every_registered_structure() {
         "no experiment file or every-structure.toml uses {missing:?}"
     );
 }
+
+/// The cells an element touches, moved from `calibration`'s per-structure match into each
+/// structure ([`dupstream_filters::Structure::cells_per_element`]), give the same numbers, bit
+/// for bit, for every parameter set of the fixture at its budgets and at the edges.
+#[test]
+fn cells_per_element_moved_into_the_structures_unchanged() {
+    use dupstream_filters::calibration::{cells_per_element, cleared_lines_per_element};
+    let budgets = BUDGETS.iter().chain(&[0, 1, 64, 100_000, 1 << 30, 1 << 33]);
+    let mut compared = 0;
+    for (line, spec) in parameter_sets() {
+        for &budget in budgets.clone() {
+            let (old, new) = (
+                cells_per_element(&spec, budget),
+                spec.cells_per_element(budget),
+            );
+            assert_eq!(
+                old.to_bits(),
+                new.to_bits(),
+                "{line} @ {budget}: {old} vs {new}"
+            );
+            let (old, new) = (
+                cleared_lines_per_element(&spec, budget),
+                spec.cleared_lines_per_element(budget),
+            );
+            assert_eq!(
+                old.to_bits(),
+                new.to_bits(),
+                "{line} @ {budget}: {old} vs {new}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 1000, "{compared}");
+}
