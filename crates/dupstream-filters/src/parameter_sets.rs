@@ -40,21 +40,21 @@ impl ParameterSet {
         }
     }
 
-    const fn row(self, row: &'static str) -> Self {
+    const fn in_roofline(self, row: &'static str) -> Self {
         Self {
             row: Some(row),
             ..self
         }
     }
 
-    const fn replay(self) -> Self {
+    const fn in_replay(self) -> Self {
         Self {
             replay: true,
             ..self
         }
     }
 
-    const fn label(self, label: &'static str) -> Self {
+    const fn labelled(self, label: &'static str) -> Self {
         Self {
             label: Some(label),
             ..self
@@ -75,72 +75,83 @@ const fn set(toml: &'static str) -> ParameterSet {
 /// nor benchmarked render each optional and enumerated parameter in its other forms, and
 /// cover the structures the other two do not.
 pub const ALL: &[ParameterSet] = &[
-    set(r#"name = "exact""#).replay(),
-    set("name = \"bloom\"\nk = 2").row("bloom").replay(),
+    set(r#"name = "exact""#).in_replay(),
+    set("name = \"bloom\"\nk = 2")
+        .in_roofline("bloom")
+        .in_replay(),
     set(r#"name = "bloom""#),
     set("name = \"bloom\"\nn = 100000"),
     set("name = \"bloom\"\nk = 3\nn = 7"),
     set("name = \"sbf\"\nmax = 1\nk = 2\np = 4")
-        .row("sbf")
-        .replay(),
+        .in_roofline("sbf")
+        .in_replay(),
     set("name = \"sbf\"\nmax = 3\nk = 2\nfps = 0.1\ndecrement = \"adjacent\"")
-        .replay()
-        .label("sbf max=3 adjacent"),
-    set("name = \"sbf\"\nmax = 3\nk = 2\nfps = 0.02").row("sbf_qht"),
-    set("name = \"sbf\"\nmax = 1\nk = 2\np = 4\ndecrement = \"adjacent\"").row("sbf_adjacent"),
+        .in_replay()
+        .labelled("sbf max=3 adjacent"),
+    set("name = \"sbf\"\nmax = 3\nk = 2\nfps = 0.02").in_roofline("sbf_qht"),
+    set("name = \"sbf\"\nmax = 1\nk = 2\np = 4\ndecrement = \"adjacent\"")
+        .in_roofline("sbf_adjacent"),
     set("name = \"sbf\"\nmax = 3\nk = 4\nfps = 0.005\ndecrement = \"adjacent\"")
-        .row("sbf_adjacent_max3"),
+        .in_roofline("sbf_adjacent_max3"),
     set("name = \"sbf\"\nmax = 3\nk = 3\np = 9\np_rounding = \"ceil\""),
     set("name = \"sbf\"\nmax = 1\nk = 2\nfps = 0.1\np_rounding = \"ceil\""),
-    set(r#"name = "lru_buffering""#).replay(),
-    set("name = \"lru_buffering\"\nentry_bits = 64").row("lru_buffering"),
+    set(r#"name = "lru_buffering""#).in_replay(),
+    set("name = \"lru_buffering\"\nentry_bits = 64").in_roofline("lru_buffering"),
     set("name = \"fp_buffering\"\nq = 0.1")
-        .row("fp_buffering")
-        .replay(),
+        .in_roofline("fp_buffering")
+        .in_replay(),
     set("name = \"fp_buffering\"\nq = 0.1\nentry_bits = 32"),
     set("name = \"fp_buffering\"\nq = 0.0\nentry_bits = 32"),
     set("name = \"fpsbf\"\nc = 2\nf = 4\nk = 2\nxi = 1.0\nfps = 0.1")
-        .row("fpsbf")
-        .replay(),
+        .in_roofline("fpsbf")
+        .in_replay(),
     set("name = \"fpsbf\"\nc = 2\nf = 4\nk = 2\nxi = 0.5\nl = 1000\nfingerprint_update = \"xor\""),
-    set(r#"name = "a2""#).replay(),
-    set("name = \"a2\"\nfpr = 0.1").row("a2"),
-    set(r#"name = "bdbf""#).replay(),
-    set("name = \"bdbf\"\nwindow = 6000").row("bdbf"),
-    set(r#"name = "qht""#).replay(),
-    set("name = \"qht\"\nk = 1\ns = 3").row("qht"),
-    set(r#"name = "qhtd""#).replay(),
+    set(r#"name = "a2""#).in_replay(),
+    set("name = \"a2\"\nfpr = 0.1").in_roofline("a2"),
+    set(r#"name = "bdbf""#).in_replay(),
+    set("name = \"bdbf\"\nwindow = 6000").in_roofline("bdbf"),
+    set(r#"name = "qht""#).in_replay(),
+    set("name = \"qht\"\nk = 1\ns = 3").in_roofline("qht"),
+    set(r#"name = "qhtd""#).in_replay(),
     set("name = \"qhtd\"\nk = 2\ns = 4"),
-    set("name = \"qhtd\"\nk = 1\ns = 3").row("qhtd"),
-    set(r#"name = "qqhtd""#).replay(),
-    set("name = \"qqhtd\"\nk = 1\ns = 3").row("qqhtd"),
-    set(r#"name = "sqf""#).replay(),
-    set("name = \"sqf\"\nk = 1\nr = 2\nr_prime = 1").row("sqf"),
+    set("name = \"qhtd\"\nk = 1\ns = 3").in_roofline("qhtd"),
+    set(r#"name = "qqhtd""#).in_replay(),
+    set("name = \"qqhtd\"\nk = 1\ns = 3").in_roofline("qqhtd"),
+    set(r#"name = "sqf""#).in_replay(),
+    set("name = \"sqf\"\nk = 1\nr = 2\nr_prime = 1").in_roofline("sqf"),
     set("name = \"sqf\"\nrows = \"fill\""),
-    set(r#"name = "cuckoo""#).replay(),
-    set("name = \"cuckoo\"\nb = 1\nf = 3").row("cuckoo"),
+    set(r#"name = "cuckoo""#).in_replay(),
+    set("name = \"cuckoo\"\nb = 1\nf = 3").in_roofline("cuckoo"),
     set(
         "name = \"cuckoo\"\nzero_fingerprint = \"rehash\"\ninsert_duplicates = true\nbuckets = \"power_of_two\"",
     ),
-    set("name = \"rsbf\"\nk = 2").row("rsbf").replay(),
-    set("name = \"rsbf\"\nk = 4").row("rsbf/k4"),
+    set("name = \"rsbf\"\nk = 2")
+        .in_roofline("rsbf")
+        .in_replay(),
+    set("name = \"rsbf\"\nk = 4").in_roofline("rsbf/k4"),
     set("name = \"rsbf\"\nreading = \"conference\"\nfpr_t = 0.1"),
     set(r#"name = "rsbf""#),
     set("name = \"rsbf\"\nfpr_t = 0.01\nk_rule = \"formula\""),
-    set("name = \"bsbf\"\nk = 2").row("bsbf").replay(),
-    set("name = \"bsbf\"\nk = 4").row("bsbf/k4"),
-    set("name = \"bsbfsd\"\nk = 2").row("bsbfsd").replay(),
-    set("name = \"bsbfsd\"\nk = 4").row("bsbfsd/k4"),
-    set("name = \"rlbsbf\"\nk = 2").row("rlbsbf").replay(),
-    set("name = \"rlbsbf\"\nk = 4").row("rlbsbf/k4"),
+    set("name = \"bsbf\"\nk = 2")
+        .in_roofline("bsbf")
+        .in_replay(),
+    set("name = \"bsbf\"\nk = 4").in_roofline("bsbf/k4"),
+    set("name = \"bsbfsd\"\nk = 2")
+        .in_roofline("bsbfsd")
+        .in_replay(),
+    set("name = \"bsbfsd\"\nk = 4").in_roofline("bsbfsd/k4"),
+    set("name = \"rlbsbf\"\nk = 2")
+        .in_roofline("rlbsbf")
+        .in_replay(),
+    set("name = \"rlbsbf\"\nk = 4").in_roofline("rlbsbf/k4"),
     set("name = \"apbf\"\nk = 4\nl = 3"),
-    set("name = \"apbf\"\nk = 4\nl = 3\nwindow = 65536").row("apbf"),
+    set("name = \"apbf\"\nk = 4\nl = 3\nwindow = 65536").in_roofline("apbf"),
     set("name = \"apbf\"\nfpr = 0.001\nwindow = 10000"),
     set("name = \"apbf_blocked\"\nfpr = 0.01\nwindow = 5000"),
-    set("name = \"apbf_blocked\"\nk = 7\nl = 5\nwindow = 65536").row("apbf_blocked"),
+    set("name = \"apbf_blocked\"\nk = 7\nl = 5\nwindow = 65536").in_roofline("apbf_blocked"),
     set("name = \"apbf_blocked\"\nk = 7\nl = 5\ng = 1000"),
     set("name = \"swamp\"\nwindow = 1000"),
-    set("name = \"swamp\"\nwindow = 16384").row("swamp"),
+    set("name = \"swamp\"\nwindow = 16384").in_roofline("swamp"),
     set("name = \"swamp\"\nwindow = 10000\nfpr = 0.01"),
     set("name = \"tlbf\"\nk = 4\nl = 3\nwindow_seconds = 10.0\nrate = 1000.0"),
     set(r#"name = "exact_window""#),
