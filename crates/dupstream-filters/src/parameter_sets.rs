@@ -1,5 +1,5 @@
 //! Parameter sets of every registered structure, as an experiment file's `[[algorithm]]` table
-//! writes them: the one list that the registry-wide tests (`tests/tests.rs`: every set),
+//! writes them: the one list that the registry-wide tests (`tests/registry.rs`: every set),
 //! the params fixture (`tests/params.rs`: every set, beside the experiment files' own), the
 //! roofline benchmark (`benches/roofline.rs`: the sets with a [`row`](ParameterSet::row)) and
 //! the runner's NASA replay test (the sets marked [`replay`](ParameterSet::replay), its golden

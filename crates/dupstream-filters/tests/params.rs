@@ -6,8 +6,9 @@
 //! expanded), each built at a few budgets, so every registry entry, each optional and
 //! enumerated parameter in its forms, and the parameter values the papers use are rendered.
 //! It was generated from the string-valued `params()` before they became typed values, so a
-//! match shows the typed rendering is byte-identical. After a deliberate change (a new parameter, a new
-//! structure), `DUPSTREAM_UPDATE_GOLDEN=1 cargo test -p dupstream-filters --test params`
+//! match shows the typed rendering is byte-identical. After a deliberate change (a new
+//! parameter, a new structure),
+//! `DUPSTREAM_UPDATE_GOLDEN=1 cargo test -p dupstream-filters --test tests -- params::`
 //! rewrites it (`just golden` does too); commit the diff.
 
 use dupstream_filters::DuplicateFilter;
