@@ -718,48 +718,41 @@ impl DuplicateFilter for ApbfBlocked {
     }
 }
 
-crate::structure::impl_structure!(Apbf {
-    name: "apbf",
-    params: ApbfParams,
-    cost: 3.0,
-    memory_bits_for: Apbf::memory_bits_for,
+/// The `Structure` impl of each layout: the same parameters, window scaling and cell count,
+/// on its own layout (`blocked`).
+macro_rules! apbf_structure {
+    ($ty:ty, $name:literal, $cost:expr, $mem:expr, $blocked:literal) => {
+        crate::structure::impl_structure!($ty {
+            name: $name,
+            params: ApbfParams,
+            cost: $cost,
+            memory_bits_for: $mem,
+        }
+            crate::structure::window_scales!(ApbfParams);
+
+            /// Its `k` insertion cells (blocked: the lines of one block), the expected probes of
+            /// its query beyond those, and the lines of the slice it clears every `g`
+            /// insertions, per element ([`cells_per_element`]; 1 when the parameters do not
+            /// resolve).
+            fn cells_per_element(params: &ApbfParams, budget_bits: u64) -> f64 {
+                Apbf::cells_for(budget_bits, params, $blocked).map_or(1.0, |c| c.0)
+            }
+
+            /// The lines of the slice it clears every `g` insertions, per element
+            /// ([`cleared_lines_per_element`]).
+            fn cleared_lines_per_element(params: &ApbfParams, budget_bits: u64) -> f64 {
+                Apbf::cells_for(budget_bits, params, $blocked).map_or(0.0, |c| c.1)
+            }
+        );
+    };
 }
-    crate::structure::window_scales!(ApbfParams);
-
-    /// Its `k` insertion cells, the expected probes of its query beyond
-    /// those, and the lines of the slice it clears every `g` insertions, per element
-    /// ([`cells_per_element`]; 1 when the parameters do not resolve).
-    fn cells_per_element(params: &ApbfParams, budget_bits: u64) -> f64 {
-        Apbf::cells_for(budget_bits, params, false).map_or(1.0, |c| c.0)
-    }
-
-    /// The lines of the slice it clears every `g` insertions, per element
-    /// ([`cleared_lines_per_element`]).
-    fn cleared_lines_per_element(params: &ApbfParams, budget_bits: u64) -> f64 {
-        Apbf::cells_for(budget_bits, params, false).map_or(0.0, |c| c.1)
-    }
-);
-
-crate::structure::impl_structure!(ApbfBlocked {
-    name: "apbf_blocked",
-    params: ApbfParams,
-    cost: 2.0,
-    memory_bits_for: Apbf::memory_bits_for_blocked,
-}
-    crate::structure::window_scales!(ApbfParams);
-
-    /// Its `k` insertion cells (the lines of one block), the expected probes of its query beyond
-    /// those, and the lines of the slice it clears every `g` insertions, per element
-    /// ([`cells_per_element`]; 1 when the parameters do not resolve).
-    fn cells_per_element(params: &ApbfParams, budget_bits: u64) -> f64 {
-        Apbf::cells_for(budget_bits, params, true).map_or(1.0, |c| c.0)
-    }
-
-    /// The lines of the slice it clears every `g` insertions, per element
-    /// ([`cleared_lines_per_element`]).
-    fn cleared_lines_per_element(params: &ApbfParams, budget_bits: u64) -> f64 {
-        Apbf::cells_for(budget_bits, params, true).map_or(0.0, |c| c.1)
-    }
+apbf_structure!(Apbf, "apbf", 3.0, Apbf::memory_bits_for, false);
+apbf_structure!(
+    ApbfBlocked,
+    "apbf_blocked",
+    2.0,
+    Apbf::memory_bits_for_blocked,
+    true
 );
 
 #[cfg(test)]
