@@ -150,7 +150,7 @@ clippy:
 [group('test')]
 golden:
     DUPSTREAM_UPDATE_GOLDEN=1 cargo test -p dupstream-runner --test tests -- golden
-    DUPSTREAM_UPDATE_GOLDEN=1 cargo test -p dupstream-filters --test params
+    DUPSTREAM_UPDATE_GOLDEN=1 cargo test -p dupstream-filters --test tests -- params::
     git --no-pager diff --stat -- crates/dupstream-runner/tests/golden crates/dupstream-filters/tests/params-fixture.txt
     git --no-pager diff -- crates/dupstream-runner/tests/golden | head -100
 

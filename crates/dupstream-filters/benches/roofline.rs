@@ -45,6 +45,7 @@ use dupstream_filters::cuckoo::{
     CuckooParams, LINKED_CELLS_MAX, StreamingCuckoo, kicks_per_element,
 };
 use dupstream_filters::hash::{DoubleHash, hash_key, mix64, reduce};
+use dupstream_filters::parameter_sets::ALL;
 use dupstream_filters::rng::{FilterRng, Rng, filter_rng};
 use dupstream_filters::spec::FilterSpec;
 use dupstream_filters::{DuplicateFilter, PREFETCH_DISTANCE};
@@ -54,53 +55,13 @@ use std::hint::black_box;
 mod support;
 use support::{Clock, load_average, machine, median};
 
-/// (name, TOML spec): every structure at k = 2 where k applies, the SBF variants the catalogue runs (the QHT paper's,
-/// `P` from Eq. 17 with 2-bit cells; Deng & Rafiei's adjacent decrements, 1- and 2-bit cells),
-/// the BSBF family and RSBF at a second `k` (their work per `k` exceeds the limit loop's per
-/// cell: the calibration interpolates between the two), and the leaderboard's window
-/// structures and buffers. The names are the rows of the calibration table
-/// (`calibration::row_name` picks one for a spec, `name/variant` rows are its other parameter
-/// sets).
-const STRUCTURES: &[(&str, &str)] = &[
-    ("bloom", "name = \"bloom\"\nk = 2"),
-    ("sbf", "name = \"sbf\"\nmax = 1\nk = 2\np = 4"),
-    ("sbf_qht", "name = \"sbf\"\nmax = 3\nk = 2\nfps = 0.02"),
-    (
-        "sbf_adjacent",
-        "name = \"sbf\"\nmax = 1\nk = 2\np = 4\ndecrement = \"adjacent\"",
-    ),
-    (
-        "sbf_adjacent_max3",
-        "name = \"sbf\"\nmax = 3\nk = 4\nfps = 0.005\ndecrement = \"adjacent\"",
-    ),
-    ("rsbf", "name = \"rsbf\"\nk = 2"),
-    ("rsbf/k4", "name = \"rsbf\"\nk = 4"),
-    ("bsbf", "name = \"bsbf\"\nk = 2"),
-    ("bsbf/k4", "name = \"bsbf\"\nk = 4"),
-    ("bsbfsd", "name = \"bsbfsd\"\nk = 2"),
-    ("bsbfsd/k4", "name = \"bsbfsd\"\nk = 4"),
-    ("rlbsbf", "name = \"rlbsbf\"\nk = 2"),
-    ("rlbsbf/k4", "name = \"rlbsbf\"\nk = 4"),
-    ("qht", "name = \"qht\"\nk = 1\ns = 3"),
-    ("qhtd", "name = \"qhtd\"\nk = 1\ns = 3"),
-    ("qqhtd", "name = \"qqhtd\"\nk = 1\ns = 3"),
-    ("sqf", "name = \"sqf\"\nk = 1\nr = 2\nr_prime = 1"),
-    ("cuckoo", "name = \"cuckoo\"\nb = 1\nf = 3"),
-    ("a2", "name = \"a2\"\nfpr = 0.1"),
-    ("bdbf", "name = \"bdbf\"\nwindow = 6000"),
-    (
-        "fpsbf",
-        "name = \"fpsbf\"\nc = 2\nf = 4\nk = 2\nxi = 1.0\nfps = 0.1",
-    ),
-    ("lru_buffering", "name = \"lru_buffering\"\nentry_bits = 64"),
-    ("fp_buffering", "name = \"fp_buffering\"\nq = 0.1"),
-    ("apbf", "name = \"apbf\"\nk = 4\nl = 3\nwindow = 65536"),
-    (
-        "apbf_blocked",
-        "name = \"apbf_blocked\"\nk = 7\nl = 5\nwindow = 65536",
-    ),
-    ("swamp", "name = \"swamp\"\nwindow = 16384"),
-];
+/// (row, TOML spec): the parameter sets with a roofline row
+/// ([`dupstream_filters::parameter_sets::ALL`], which says which and why). The names are the
+/// rows of the calibration table (`calibration::row_name` picks one for a spec, `name/variant`
+/// rows are its other parameter sets).
+fn structures() -> impl Iterator<Item = (&'static str, &'static str)> {
+    ALL.iter().filter_map(|s| s.row.map(|row| (row, s.toml)))
+}
 
 /// Structures left out above 8 MiB: b_DBF decays a megabyte per element at 512 MB; a
 /// buffer's uncharged index would take gigabytes.
@@ -649,7 +610,7 @@ fn markdown(
     let sizes: Vec<String> = SIZES.iter().map(|s| header(s.0)).collect();
     println!("\n| structure | L | {} |", sizes.join(" | "));
     println!("|---|---|{}", "---|".repeat(SIZES.len()));
-    for &(name, _) in STRUCTURES {
+    for (name, _) in structures() {
         let Some(first) = rows.iter().find(|r| r.name == name) else {
             continue;
         };
@@ -760,7 +721,7 @@ fn main() {
             );
             kick_ns.push((size.1, kick, chain));
         }
-        for &(name, toml) in STRUCTURES {
+        for (name, toml) in structures() {
             if !wanted(name, size.0) {
                 continue;
             }
@@ -785,7 +746,7 @@ fn main() {
             if !wanted(&format!("draws {name}"), size.0) {
                 continue;
             }
-            let toml = STRUCTURES.iter().find(|s| s.0 == name).expect("row").1;
+            let toml = structures().find(|s| s.0 == name).expect("row").1;
             let spec: FilterSpec = toml::from_str(toml).expect("spec");
             let FilterSpec::Sbf(p) = &spec else {
                 panic!("{name}: DRAWN rows are SBFs");
@@ -877,7 +838,7 @@ fn render(header: &str, levels: &[Level], kicks: &[(u64, f64)], fill: f64, rows:
     .expect("string");
     s += "\n/// Each structure's ns per element over the limit loop's with as many cells, at the\n/// sizes of [`LEVELS`], with the cells its benchmarked parameters touch.\n";
     s += "pub const RATIOS: &[RatioRow] = &[\n";
-    for &(name, toml) in STRUCTURES {
+    for (name, toml) in structures() {
         let (Some(low), Some(high)) = (
             size_ratios(rows, name, DUP_LOW),
             size_ratios(rows, name, DUP_HIGH),

@@ -420,7 +420,13 @@ crate::structure::impl_structure!(A2 {
     params: A2Params,
     cost: 2.0,
     memory_bits_for: A2::memory_bits_for,
-});
+}
+
+    /// `2·k` cells: `k` in each of its two filters.
+    fn cells_per_element(params: &A2Params, _budget_bits: u64) -> f64 {
+        2.0 * f64::from(params.hashes())
+    }
+);
 
 #[cfg(test)]
 mod tests {

@@ -671,6 +671,22 @@ crate::structure::impl_structure!(BDbf {
     memory_bits_for: BDbf::memory_bits_for,
 }
 
+    /// The block schedule: `K` cells plus its sequential decay (one line per 8 words swept).
+    /// The QHT paper's running counter: its `k` probes and `k` writes, no sweep.
+    fn cells_per_element(params: &BDbfParams, budget_bits: u64) -> f64 {
+        let m = budget_bits;
+        if params.schedule == Schedule::RunningCounter {
+            return running_counter_layout(m, params.window).map_or(1.0, |l| f64::from(l.k));
+        }
+        let k = params
+            .k
+            .unwrap_or_else(|| default_k(m / u64::from(params.cell_bits), params.window));
+        let blocks = params
+            .blocks
+            .unwrap_or_else(|| default_blocks(params.window, params.cell_bits));
+        f64::from(k) + (m as f64 / 64.0 / blocks.max(1) as f64 / 8.0).max(1.0)
+    }
+
     /// The running counter keeps its `⌊M/d⌋` counters in 64-bit words, as the QHT paper's code.
     fn heap_bytes_estimate(params: &BDbfParams, budget_bits: u64, distinct_hint: u64) -> u64 {
         let _ = distinct_hint;

@@ -283,7 +283,17 @@ crate::structure::impl_structure!(BloomFilter {
     params: BloomParams,
     cost: 1.0,
     memory_bits_for: BloomFilter::memory_bits_for,
-});
+}
+
+    /// `K` cells (`k`, else the optimal `k` for `n` elements, else 2).
+    fn cells_per_element(params: &BloomParams, budget_bits: u64) -> f64 {
+        f64::from(match (params.k, params.n) {
+            (Some(k), _) => k,
+            (None, Some(n)) => optimal_k(budget_bits, n),
+            (None, None) => 2,
+        })
+    }
+);
 
 #[cfg(test)]
 mod tests {

@@ -558,6 +558,13 @@ macro_rules! filter_type {
             memory_bits_for: $name::memory_bits_for,
         }
 
+            /// Its `k` probes plus its resets: one per filter (`2·k` cells), BSBFSD one in all
+            /// (`k + 1`).
+            fn cells_per_element(params: &$params, _budget_bits: u64) -> f64 {
+                let k = f64::from(params.k);
+                if $v == BSBFSD { k + 1.0 } else { 2.0 * k }
+            }
+
             /// As the SBF's decrement range: at `--scale f` a `b`-bit reset range becomes
             /// `b − log2 f` bits, leaving the same fraction of each filter unreset.
             fn scaled_params(params: &$params, factor: u64) -> $params {

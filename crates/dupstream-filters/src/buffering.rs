@@ -835,6 +835,16 @@ macro_rules! buffering_structure {
             memory_bits_for: $ty::memory_bits_for,
         }
 
+            /// 4: on a hit, the index probe for the key, the entry's list node and its two
+            /// neighbours (unlinked, then the node goes to the front, whose old head was
+            /// touched by the previous element); on a miss, the index probe for the key (also
+            /// where it is inserted), the index probe that removes the evicted key, the least
+            /// recently used node (reused for the new key) and its predecessor (the new tail).
+            /// FPBuffering's coin is arithmetic, not memory.
+            fn cells_per_element(_params: &$params, _budget_bits: u64) -> f64 {
+                4.0
+            }
+
             fn heap_bytes_estimate(params: &$params, budget_bits: u64, _hint: u64) -> u64 {
                 lru_heap_bytes(budget_bits, params.entry_bits)
             }

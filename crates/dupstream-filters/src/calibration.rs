@@ -92,126 +92,11 @@ mod table {
 pub use table::*;
 
 /// Random cells (cache lines, out of cache) a structure touches per element at `budget_bits`,
-/// on an insertion; the `L` of the roofline's limit loop.
-///
-/// Bloom `K`; SBF `K + P` (`P` from Eq. 17 when given as `fps`); FP-SBF `K + L`; RSBF and the
-/// BSBF family their `k` probes plus one reset per filter (BSBFSD: one reset); A2 `2·k` (both
-/// filters); b_DBF `K` plus its sequential decay (one line per 8 words swept); QHT and SQF one
-/// bucket; the cuckoo filter its 2 buckets (relocations are extra:
-/// [`crate::cuckoo::kicks_per_element`]); the APBF its `k` insertion cells (blocked: the lines of
-/// one block), the expected probes of its query beyond those, and the cache lines of the slice
-/// it clears every `g` insertions, per element ([`crate::apbf::cells_per_element`]; the cleared
-/// lines are also [`cleared_lines_per_element`]).
-///
-/// SWAMP 3: the count table at the arriving fingerprint's home (its query and its insertion
-/// probe the same run), the count table at the evicted fingerprint's home (its removal), and
-/// the cyclic fingerprint buffer's cell (the oldest fingerprint read, the new one written).
-/// The first two are random; the buffer cell advances sequentially, so out of cache it costs
-/// less than a random cell: 3 is the count of locations, not a discount for the probes a
-/// linear-probing run takes past its home (those are the table's own cost).
-///
-/// The exact window 3, as SWAMP: the table at the arriving hash's home, the table at the
-/// retired hash's home, and the ring cell. The Inverse Bloom filter 1: its slot. The
-/// rotating-generation Bloom filter `k·(g + 1)`: `k` cells probed in each of its `g`
-/// generations (at most; a query stops at the first that holds the element) and `k` set in
-/// the newest. The Forgetful Bloom filter `k·(g + 2)`: its query probes each of its `g`
-/// filters (at most) and an insertion sets `k` cells in two. The sliding Bloom filter `k`
-/// (its future and now bits share a word index) plus the lines its clock sweeps per element.
-/// A queue of `L` filters `L + 1` times its inner filter's cells at `1/L` of the memory.
-///
-/// LRU buffering and FPBuffering 4: on a hit, the index probe for the key, the entry's list
-/// node and its two neighbours (unlinked, then the node goes to the front, whose old head was
-/// touched by the previous element); on a miss, the index probe for the key (also where it is
-/// inserted), the index probe that removes the evicted key, the least recently used node
-/// (reused for the new key) and its predecessor (the new tail). FPBuffering's coin is
-/// arithmetic, not memory.
+/// on an insertion; the `L` of the roofline's limit loop. Each structure states its own
+/// ([`crate::Structure::cells_per_element`], beside its code): Bloom `K`, SBF `K + P`, a buffer
+/// 4, a queue of `L` filters `L + 1` times its inner filter's cells, and so on.
 pub fn cells_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
-    let m = budget_bits.max(1);
-    match spec {
-        FilterSpec::Bloom(p) => f64::from(match (p.k, p.n) {
-            (Some(k), _) => k,
-            (None, Some(n)) => crate::bloom::optimal_k(m, n),
-            (None, None) => 2,
-        }),
-        FilterSpec::Sbf(p) => {
-            let cells = m / u64::from(crate::sbf::cell_bits(p.max.max(1))).max(1);
-            let pp = crate::sbf::decrement_cells(p, cells).unwrap_or(4.0);
-            let total = f64::from(p.k) + pp;
-            if total.is_finite() { total } else { 2.0 }
-        }
-        FilterSpec::FpSbf(p) => {
-            let max = crate::fpsbf::max_value(p.c);
-            let cells = m / u64::from(p.c + p.f).max(1);
-            let l = match (p.l, p.fps) {
-                (Some(l), _) => l as f64,
-                (None, Some(fps)) => crate::fpsbf::l_for_fps(fps, p.k, max, cells.max(2)),
-                (None, None) => 1.0,
-            };
-            let total = f64::from(p.k) + if l.is_finite() { l } else { 1.0 };
-            total.max(1.0)
-        }
-        FilterSpec::Rsbf(p) => 2.0 * f64::from(p.resolved_k().unwrap_or(2)),
-        FilterSpec::Bsbf(p) => 2.0 * f64::from(p.k),
-        FilterSpec::Rlbsbf(p) => 2.0 * f64::from(p.k),
-        FilterSpec::Bsbfsd(p) => f64::from(p.k) + 1.0,
-        FilterSpec::A2(p) => 2.0 * f64::from(p.hashes()),
-        // The QHT paper's running counter: its k probes and k writes, no sweep.
-        FilterSpec::BDbf(p) if p.schedule == crate::bdbf::Schedule::RunningCounter => {
-            crate::bdbf::running_counter_layout(m, p.window).map_or(1.0, |l| f64::from(l.k))
-        }
-        FilterSpec::BDbf(p) => {
-            let k =
-                p.k.unwrap_or_else(|| crate::bdbf::default_k(m / u64::from(p.cell_bits), p.window));
-            let blocks = p
-                .blocks
-                .unwrap_or_else(|| crate::bdbf::default_blocks(p.window, p.cell_bits));
-            f64::from(k) + (m as f64 / 64.0 / blocks.max(1) as f64 / 8.0).max(1.0)
-        }
-        FilterSpec::Cuckoo(_) => 2.0,
-        FilterSpec::Swamp(_) => 3.0,
-        FilterSpec::ExactWindow(_) => 3.0,
-        FilterSpec::InverseBloom(_) => 1.0,
-        FilterSpec::RotatingBloom(p) => {
-            let g = p.generations.unwrap_or(2).max(2);
-            f64::from(
-                p.k.unwrap_or_else(|| {
-                    crate::bloom::optimal_k(
-                        m / u64::from(g),
-                        crate::rotating_bloom::period(p.window.max(1), g),
-                    )
-                }) * (g + 1),
-            )
-        }
-        FilterSpec::SlidingBloom(p) => {
-            let w = p.window.max(1);
-            let k =
-                p.k.unwrap_or_else(|| crate::bloom::optimal_k(m / 2, w.saturating_mul(3) / 2));
-            // k cells (each a future and a now word), and the clock's sweep of (m/2)/W cells
-            // a word at a time, counted as lines.
-            f64::from(k) + (m as f64 / 2.0 / w as f64 / 512.0)
-        }
-        FilterSpec::Queue(p) => {
-            let l = p.filters.unwrap_or(crate::queue::DEFAULT_FILTERS).max(1);
-            // A lookup in each filter and the inner step in the newest.
-            f64::from(l + 1) * cells_per_element(&p.inner, m / u64::from(l))
-        }
-        FilterSpec::Fbf(p) => {
-            let g = p.filters.unwrap_or(crate::fbf::DEFAULT_FILTERS).max(3);
-            f64::from(
-                p.k.unwrap_or_else(|| {
-                    crate::bloom::optimal_k(
-                        m / u64::from(g),
-                        2 * crate::rotating_bloom::period(p.window.max(1), g),
-                    )
-                }) * (g + 2),
-            )
-        }
-        FilterSpec::LruBuffering(_) | FilterSpec::FpBuffering(_) => 4.0,
-        FilterSpec::Apbf(p) => crate::apbf::Apbf::cells_for(m, p, false).map_or(1.0, |c| c.0),
-        FilterSpec::ApbfBlocked(p) => crate::apbf::Apbf::cells_for(m, p, true).map_or(1.0, |c| c.0),
-        #[allow(unreachable_patterns)]
-        _ => 1.0,
-    }
+    spec.cells_per_element(budget_bits)
 }
 
 /// The part of [`cells_per_element`] that is cache lines cleared in sequence rather than cells
@@ -221,12 +106,7 @@ pub fn cells_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
 /// (a memset of as many bytes), the cheapest way to reset that much memory; the estimate
 /// ([`ns_per_element`]) prices them the same way, at [`CalibrationLevel::line_ns`] each.
 pub fn cleared_lines_per_element(spec: &FilterSpec, budget_bits: u64) -> f64 {
-    let m = budget_bits.max(1);
-    match spec {
-        FilterSpec::Apbf(p) => crate::apbf::Apbf::cells_for(m, p, false).map_or(0.0, |c| c.1),
-        FilterSpec::ApbfBlocked(p) => crate::apbf::Apbf::cells_for(m, p, true).map_or(0.0, |c| c.1),
-        _ => 0.0,
-    }
+    spec.cleared_lines_per_element(budget_bits)
 }
 
 /// The limit loop's ns per element for `cells` cells at `budget_bits` (interpolated in

@@ -919,6 +919,11 @@ crate::structure::impl_structure!(StreamingCuckoo {
     memory_bits_for: memory_bits_for,
 }
 
+    /// 2: its two buckets (relocations come on top: [`kicks_per_element`]).
+    fn cells_per_element(_params: &CuckooParams, _budget_bits: u64) -> f64 {
+        2.0
+    }
+
     /// The table in its host layout (`Table`: 5 bytes per cell for small `b = 1` tables, one
     /// byte for larger ones), the copy a periodic walk compares with, and the tabulated
     /// alternate-bucket offsets.

@@ -94,6 +94,11 @@ impl crate::Structure for Exact {
         Ok(0)
     }
 
+    /// 1: not modelled (the roofline does not run it; its cost is its nominal one).
+    fn cells_per_element(_params: &ExactParams, _budget_bits: u64) -> f64 {
+        1.0
+    }
+
     /// About 16 bytes per distinct key (hash-set slot plus load-factor slack).
     fn heap_bytes_estimate(_params: &ExactParams, _budget_bits: u64, distinct_hint: u64) -> u64 {
         distinct_hint.saturating_mul(16)

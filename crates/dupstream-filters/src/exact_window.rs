@@ -289,6 +289,12 @@ crate::structure::impl_structure!(ExactWindow {
     memory_bits_for: ExactWindow::memory_bits_for,
 }
     crate::structure::window_scales!(ExactWindowParams);
+
+    /// 3, as SWAMP: the table at the arriving hash's home, the table at the retired hash's
+    /// home, and the ring cell.
+    fn cells_per_element(_params: &ExactWindowParams, _budget_bits: u64) -> f64 {
+        3.0
+    }
 );
 
 #[cfg(test)]

@@ -257,6 +257,19 @@ crate::structure::impl_structure!(Fbf {
     memory_bits_for: Fbf::memory_bits_for,
 }
     crate::structure::window_scales!(FbfParams);
+
+    /// `k·(g + 2)`: its query probes each of its `g` filters (at most) and an insertion sets
+    /// `k` cells in two.
+    fn cells_per_element(params: &FbfParams, budget_bits: u64) -> f64 {
+        let g = params.filters.unwrap_or(DEFAULT_FILTERS).max(3);
+        let k = params.k.unwrap_or_else(|| {
+            crate::bloom::optimal_k(
+                budget_bits / u64::from(g),
+                2 * crate::rotating_bloom::period(params.window.max(1), g),
+            )
+        });
+        f64::from(k * (g + 2))
+    }
 );
 
 #[cfg(test)]

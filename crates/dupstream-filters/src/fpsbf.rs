@@ -630,7 +630,22 @@ crate::structure::impl_structure!(FpSbf {
     params: FpSbfParams,
     cost: 20.0,
     memory_bits_for: FpSbf::memory_bits_for,
-});
+}
+
+    /// `K + L` cells: `K` probes and `L` decrements (`L` from `fps` when not given; 1 when
+    /// neither is).
+    fn cells_per_element(params: &FpSbfParams, budget_bits: u64) -> f64 {
+        let max = max_value(params.c);
+        let cells = budget_bits / u64::from(params.c + params.f).max(1);
+        let l = match (params.l, params.fps) {
+            (Some(l), _) => l as f64,
+            (None, Some(fps)) => l_for_fps(fps, params.k, max, cells.max(2)),
+            (None, None) => 1.0,
+        };
+        let total = f64::from(params.k) + if l.is_finite() { l } else { 1.0 };
+        total.max(1.0)
+    }
+);
 
 #[cfg(test)]
 mod tests {

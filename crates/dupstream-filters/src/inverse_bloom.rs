@@ -148,7 +148,13 @@ crate::structure::impl_structure!(InverseBloom {
     params: InverseBloomParams,
     cost: 1.0,
     memory_bits_for: InverseBloom::memory_bits_for,
-});
+}
+
+    /// 1: its slot.
+    fn cells_per_element(_params: &InverseBloomParams, _budget_bits: u64) -> f64 {
+        1.0
+    }
+);
 
 #[cfg(test)]
 mod tests {

@@ -33,6 +33,7 @@ pub mod fbf;
 pub mod fpsbf;
 pub mod inverse_bloom;
 pub mod param;
+pub mod parameter_sets;
 pub mod qht;
 pub mod queue;
 pub mod rotating_bloom;

@@ -560,7 +560,13 @@ macro_rules! qht_variant {
             params: QhtParams,
             cost: 1.0,
             memory_bits_for: memory_bits_for,
-        });
+        }
+
+            /// 1: one bucket.
+            fn cells_per_element(_params: &QhtParams, _budget_bits: u64) -> f64 {
+                1.0
+            }
+        );
     };
 }
 

@@ -260,6 +260,13 @@ crate::structure::impl_structure!(Queue {
     memory_bits_for: Queue::memory_bits_for,
 }
 
+    /// `L + 1` times its inner filter's cells at `1/L` of the memory: a lookup in each of its
+    /// `L` filters and the inner step in the newest.
+    fn cells_per_element(params: &QueueParams, budget_bits: u64) -> f64 {
+        let l = params.filters.unwrap_or(DEFAULT_FILTERS).max(1);
+        f64::from(l + 1) * params.inner.cells_per_element(budget_bits / u64::from(l))
+    }
+
     /// The inner filter scaled as it would be alone (an SBF's decrement range); the window,
     /// an element count, scales with the stream.
     fn scaled_params(params: &QueueParams, factor: u64) -> QueueParams {

@@ -363,6 +363,16 @@ crate::structure::impl_structure!(RotatingBloom {
     memory_bits_for: RotatingBloom::memory_bits_for,
 }
     crate::structure::window_scales!(RotatingBloomParams);
+
+    /// `k·(g + 1)`: `k` cells probed in each of its `g` generations (at most; a query stops at
+    /// the first that holds the element) and `k` set in the newest.
+    fn cells_per_element(params: &RotatingBloomParams, budget_bits: u64) -> f64 {
+        let g = params.generations.unwrap_or(2).max(2);
+        let k = params.k.unwrap_or_else(|| {
+            crate::bloom::optimal_k(budget_bits / u64::from(g), period(params.window.max(1), g))
+        });
+        f64::from(k * (g + 1))
+    }
 );
 
 #[cfg(test)]

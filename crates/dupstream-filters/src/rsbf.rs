@@ -800,4 +800,11 @@ crate::structure::impl_structure!(Rsbf {
     params: RsbfParams,
     cost: 1.5,
     memory_bits_for: Rsbf::memory_bits_for,
-});
+}
+
+    /// `2·k` cells: a probe and a reset in each of its `k` filters (`k` = 2 when the
+    /// parameters do not resolve).
+    fn cells_per_element(params: &RsbfParams, _budget_bits: u64) -> f64 {
+        2.0 * f64::from(params.resolved_k().unwrap_or(2))
+    }
+);

@@ -852,6 +852,15 @@ crate::structure::impl_structure!(StableBloomFilter {
         }
     }
 
+    /// `K + P` cells: `K` probes and `P` decrements (`P` from Eq. 17 when given as `fps`,
+    /// rounded as the filter rounds it; 4 when neither is given).
+    fn cells_per_element(params: &SbfParams, budget_bits: u64) -> f64 {
+        let cells = budget_bits / u64::from(cell_bits(params.max.max(1))).max(1);
+        let p = decrement_cells(params, cells).unwrap_or(4.0);
+        let total = f64::from(params.k) + p;
+        if total.is_finite() { total } else { 2.0 }
+    }
+
     /// Scaling the memory by `1/factor` scales the number of cells by `1/factor`, so a
     /// `b`-bit decrement range becomes `b − log2 factor` bits (rounded down for a factor that is
     /// not a power of two): at `--scale 64`, Bera et al.'s 31-bit hypothesis at `m = 2^32` cells

@@ -272,6 +272,17 @@ crate::structure::impl_structure!(SlidingBloom {
     memory_bits_for: SlidingBloom::memory_bits_for,
 }
     crate::structure::window_scales!(SlidingBloomParams);
+
+    /// `k` cells (each a future and a now word: they share a word index), and the clock's
+    /// sweep of `(m/2)/W` cells a word at a time, counted as lines.
+    fn cells_per_element(params: &SlidingBloomParams, budget_bits: u64) -> f64 {
+        let m = budget_bits;
+        let w = params.window.max(1);
+        let k = params
+            .k
+            .unwrap_or_else(|| crate::bloom::optimal_k(m / 2, w.saturating_mul(3) / 2));
+        f64::from(k) + (m as f64 / 2.0 / w as f64 / 512.0)
+    }
 );
 
 #[cfg(test)]

@@ -108,6 +108,22 @@ macro_rules! registry {
                 match self { $(Self::$variant(p) => <$ty as Structure>::cost_at(p, budget_bits),)* }
             }
 
+            /// Random cells an element touches at `budget_bits` (at least 1 bit): the type's
+            /// [`Structure::cells_per_element`].
+            pub fn cells_per_element(&self, budget_bits: u64) -> f64 {
+                let m = budget_bits.max(1);
+                match self { $(Self::$variant(p) => <$ty as Structure>::cells_per_element(p, m),)* }
+            }
+
+            /// The lines of [`cells_per_element`](Self::cells_per_element) cleared in sequence:
+            /// the type's [`Structure::cleared_lines_per_element`].
+            pub fn cleared_lines_per_element(&self, budget_bits: u64) -> f64 {
+                let m = budget_bits.max(1);
+                match self {
+                    $(Self::$variant(p) => <$ty as Structure>::cleared_lines_per_element(p, m),)*
+                }
+            }
+
             /// The same structure for a run scaled down by `factor` (`--scale`): the type's
             /// [`Structure::scaled_params`] (SBF's `decrement_range_bits` loses `log2 factor`
             /// bits; every other built-in parameter is kept).

@@ -308,7 +308,13 @@ crate::structure::impl_structure!(Sqf {
     params: SqfParams,
     cost: 1.5,
     memory_bits_for: memory_bits_for,
-});
+}
+
+    /// 1: one bucket.
+    fn cells_per_element(_params: &SqfParams, _budget_bits: u64) -> f64 {
+        1.0
+    }
+);
 
 #[cfg(test)]
 mod tests {

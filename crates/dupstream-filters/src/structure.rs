@@ -47,6 +47,21 @@ pub trait Structure: DuplicateFilter + Sized + 'static {
         Self::RELATIVE_COST
     }
 
+    /// Random cells (cache lines, out of cache) an element touches at `budget_bits` (at least
+    /// 1; the registry passes `budget_bits.max(1)`), on an insertion: the `L` of the roofline
+    /// benchmark's limit loop, which the runner's time estimate prices
+    /// ([`crate::calibration::cells_per_element`]). Each structure states its own count beside
+    /// its code.
+    fn cells_per_element(params: &Self::Params, budget_bits: u64) -> f64;
+
+    /// The part of [`cells_per_element`](Self::cells_per_element) that is cache lines cleared
+    /// in sequence rather than cells touched at random (the APBF's slice reset); 0 unless the
+    /// structure clears memory as it goes.
+    fn cleared_lines_per_element(params: &Self::Params, budget_bits: u64) -> f64 {
+        let _ = (params, budget_bits);
+        0.0
+    }
+
     /// The parameters for a run scaled down by `factor` (the runner's `--scale`: stream length
     /// and memory divided by `factor`). Parameters that are absolute sizes tied to the memory or
     /// the stream scale with them; the default keeps every parameter, which is right for

@@ -580,6 +580,15 @@ crate::structure::impl_structure!(Swamp {
 }
     crate::structure::window_scales!(SwampParams);
 
+    /// 3: the count table at the arriving fingerprint's home (its query and its insertion
+    /// probe the same run), the count table at the evicted fingerprint's home (its removal),
+    /// and the cyclic fingerprint buffer's cell (the oldest fingerprint read, the new one
+    /// written). The first two are random; the buffer cell advances sequentially, so out of
+    /// cache it costs less than a random cell: 3 is the count of locations, not a discount for
+    /// the probes a linear-probing run takes past its home (those are the table's own cost).
+    fn cells_per_element(_params: &SwampParams, _budget_bits: u64) -> f64 {
+        3.0
+    }
 
     /// The host layout: the packed buffer of `W·f` bits and one host word per count-table slot
     /// (64 or 128 bits, wider than its charged `f + cb`).

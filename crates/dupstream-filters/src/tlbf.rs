@@ -467,6 +467,11 @@ crate::structure::impl_structure!(Tlbf {
     cost: 20.0,
     memory_bits_for: Tlbf::memory_bits_for,
 }
+    /// 1: not modelled (the roofline does not run it; its cost is its nominal one).
+    fn cells_per_element(_params: &TlbfParams, _budget_bits: u64) -> f64 {
+        1.0
+    }
+
     /// The window, in seconds, is divided by `--scale` with the stream's time window; the
     /// rate is kept (a scaled timestamped stream keeps its rates and shortens its phases).
     fn scaled_params(params: &TlbfParams, factor: u64) -> TlbfParams {

@@ -1,107 +1,21 @@
 //! The rendering of every structure's parameters, `k=v;k=v;...` as `raw.csv`'s `params` column
 //! writes it, and the registry's sizing and cost figures, pinned in `tests/params-fixture.txt`.
 //!
-//! The fixture covers every `[[algorithm]]` table of the repository's experiment files (swept
-//! keys expanded) and of the runner's `every-structure.toml`, each built at a few budgets, so
-//! every registry entry and the parameter values the papers use are rendered. It was generated
-//! from the string-valued `params()` before they became typed values, so a match shows the
-//! typed rendering is byte-identical. After a deliberate change (a new parameter, a new
-//! structure), `DUPSTREAM_UPDATE_GOLDEN=1 cargo test -p dupstream-filters --test params`
+//! The fixture covers the crate's parameter sets ([`dupstream_filters::parameter_sets::ALL`])
+//! and every `[[algorithm]]` table of the repository's experiment files (swept keys
+//! expanded), each built at a few budgets, so every registry entry, each optional and
+//! enumerated parameter in its forms, and the parameter values the papers use are rendered.
+//! It was generated from the string-valued `params()` before they became typed values, so a
+//! match shows the typed rendering is byte-identical. After a deliberate change (a new
+//! parameter, a new structure),
+//! `DUPSTREAM_UPDATE_GOLDEN=1 cargo test -p dupstream-filters --test tests -- params::`
 //! rewrites it (`just golden` does too); commit the diff.
 
 use dupstream_filters::DuplicateFilter;
+use dupstream_filters::parameter_sets::ALL;
 use dupstream_filters::spec::FilterSpec;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-
-/// Parameter choices no experiment file makes, so that every optional and enumerated parameter
-/// is rendered in both of its forms.
-const EXTRA: &[&str] = &[
-    r#"name = "bloom""#,
-    r#"name = "bloom"
-n = 100000"#,
-    r#"name = "bloom"
-k = 3
-n = 7"#,
-    r#"name = "sbf"
-max = 3
-k = 3
-p = 9
-p_rounding = "ceil""#,
-    r#"name = "sbf"
-max = 1
-k = 2
-fps = 0.1
-p_rounding = "ceil""#,
-    r#"name = "rsbf""#,
-    r#"name = "rsbf"
-fpr_t = 0.01
-k_rule = "formula""#,
-    r#"name = "fpsbf"
-c = 2
-f = 4
-k = 2
-xi = 0.5
-l = 1000
-fingerprint_update = "xor""#,
-    r#"name = "fp_buffering"
-q = 0.0
-entry_bits = 32"#,
-    r#"name = "cuckoo"
-zero_fingerprint = "rehash"
-insert_duplicates = true
-buckets = "power_of_two""#,
-    r#"name = "sqf"
-rows = "fill""#,
-    r#"name = "apbf"
-k = 4
-l = 3"#,
-    r#"name = "apbf"
-fpr = 0.001
-window = 10000"#,
-    r#"name = "apbf_blocked"
-k = 7
-l = 5
-g = 1000"#,
-    r#"name = "swamp"
-window = 1000"#,
-    r#"name = "tlbf"
-k = 4
-l = 3
-window_seconds = 10.0
-rate = 1000.0"#,
-    r#"name = "swamp"
-window = 10000
-fpr = 0.01"#,
-    r#"name = "exact_window"
-window = 1000"#,
-    r#"name = "exact_window""#,
-    r#"name = "inverse_bloom""#,
-    r#"name = "rotating_bloom"
-window = 10000"#,
-    r#"name = "rotating_bloom"
-window = 10000
-generations = 5
-k = 3"#,
-    r#"name = "fbf"
-window = 10000"#,
-    r#"name = "fbf"
-window = 10000
-filters = 3
-k = 4"#,
-    r#"name = "sliding_bloom"
-window = 10000"#,
-    r#"name = "sliding_bloom"
-window = 10000
-k = 10"#,
-    r#"name = "queue"
-window = 10000
-inner = { name = "qqhtd", k = 3, s = 8 }"#,
-    r#"name = "queue"
-window = 10000
-filters = 4
-inner = { name = "bloom", k = 3 }"#,
-];
 
 /// Budgets each parameter set is built at, in bits: tiny, a power of two, an odd size, 2 MiB.
 const BUDGETS: &[u64] = &[1 << 12, 1 << 20, 3_000_017, 1 << 24];
@@ -110,10 +24,10 @@ fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Every experiment file plus the runner's one-of-each list.
+/// Every experiment file.
 fn experiment_files() -> Vec<PathBuf> {
     let root = repo_root();
-    let mut files = vec![root.join("crates/dupstream-runner/tests/every-structure.toml")];
+    let mut files = Vec::new();
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("experiments"))
         .expect("experiments/")
         .map(|e| e.unwrap().path())
@@ -158,10 +72,24 @@ fn expand(table: &toml::Table) -> Vec<toml::Table> {
     combos
 }
 
-/// The parameter sets, each rendered as its TOML line, without repeats, in a stable order.
+/// The parameter sets, each rendered as its TOML line, without repeats, in a stable order:
+/// the crate's own list, then the experiment files'.
 fn parameter_sets() -> Vec<(String, FilterSpec)> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
+    let mut add = |table: toml::Table, origin: &str| {
+        let line = toml::Value::Table(table.clone()).to_string();
+        let line = line.trim().replace('\n', ", ");
+        if seen.insert(line.clone()) {
+            let spec: FilterSpec = toml::Value::Table(table)
+                .try_into()
+                .unwrap_or_else(|e| panic!("{origin}: {line}: {e}"));
+            out.push((line, spec));
+        }
+    };
+    for set in ALL {
+        add(toml::from_str(set.toml).unwrap(), "parameter_sets::ALL");
+    }
     for file in experiment_files() {
         let text = std::fs::read_to_string(&file).unwrap();
         let doc: toml::Table = toml::from_str(&text).unwrap();
@@ -170,25 +98,9 @@ fn parameter_sets() -> Vec<(String, FilterSpec)> {
         };
         for alg in algs {
             for combo in expand(alg.as_table().unwrap()) {
-                let line = toml::Value::Table(combo.clone()).to_string();
-                let line = line.trim().replace('\n', ", ");
-                if seen.insert(line.clone()) {
-                    let spec: FilterSpec = toml::Value::Table(combo)
-                        .try_into()
-                        .unwrap_or_else(|e| panic!("{}: {line}: {e}", file.display()));
-                    out.push((line, spec));
-                }
+                add(combo, &file.display().to_string());
             }
         }
-    }
-    for text in EXTRA {
-        let table: toml::Table = toml::from_str(text).unwrap();
-        let line = toml::Value::Table(table.clone()).to_string();
-        let line = line.trim().replace('\n', ", ");
-        let spec: FilterSpec = toml::Value::Table(table)
-            .try_into()
-            .unwrap_or_else(|e| panic!("{line}: {e}"));
-        out.push((line, spec));
     }
     out
 }
@@ -265,6 +177,55 @@ fn the_fixture_covers_every_registered_structure() {
         .collect();
     assert!(
         missing.is_empty(),
-        "no experiment file or every-structure.toml uses {missing:?}"
+        "no parameter set or experiment file uses {missing:?}"
     );
+}
+
+/// A built structure's derived parameter `key` as its `params` render it.
+fn built_param(filter: &dyn DuplicateFilter, key: &str) -> f64 {
+    let rendered = render(filter);
+    rendered
+        .split(';')
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+        .unwrap_or_else(|| panic!("no `{key}` in {rendered}"))
+        .parse()
+        .unwrap_or_else(|e| panic!("`{key}` in {rendered}: {e}"))
+}
+
+/// [`FilterSpec::cells_per_element`] counts the cells the built structure's own `k`, `p`, `l`
+/// and generations make, for every fixture set of the structures whose count follows them.
+/// FP-SBF's count with `L` from `fps` is the unrounded `L` of the formula, where the filter
+/// builds the nearest integer: equal once rounded.
+#[test]
+fn cells_per_element_follow_the_built_parameters() {
+    let mut checked = 0;
+    let mut mismatches = Vec::new();
+    for (line, spec) in parameter_sets() {
+        for &budget in BUDGETS {
+            let Ok(f) = spec.build(budget, 1) else {
+                continue;
+            };
+            let p = |key: &str| built_param(&*f, key);
+            let expected = match spec.name() {
+                "bloom" => p("k"),
+                "sbf" => p("k") + p("p"),
+                "fpsbf" => p("k") + p("l"),
+                "rsbf" | "bsbf" | "rlbsbf" | "a2" => 2.0 * p("k"),
+                "bsbfsd" => p("k") + 1.0,
+                "rotating_bloom" => p("k") * (p("generations") + 1.0),
+                "fbf" => p("k") * (p("filters") + 2.0),
+                _ => continue,
+            };
+            let mut got = spec.cells_per_element(budget);
+            if spec.name() == "fpsbf" {
+                got = got.round();
+            }
+            checked += 1;
+            if got != expected {
+                mismatches.push(format!("{line} @ {budget}: {got} vs built {expected}"));
+            }
+        }
+    }
+    assert!(checked > 300, "{checked}");
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }

@@ -70,6 +70,11 @@ impl Structure for DirectMapped {
         }
         Ok(budget_bits / bits * bits)
     }
+
+    /// One random cell per element: its slot.
+    fn cells_per_element(_p: &DirectMappedParams, _budget_bits: u64) -> f64 {
+        1.0
+    }
 }
 
 impl DuplicateFilter for DirectMapped {

@@ -96,9 +96,15 @@ fn nasa_log_replay_through_every_structure() {
     };
     let dir = scratch("nasa-exp");
     let exp = dir.join("nasa.toml");
-    let structures =
-        std::fs::read_to_string(root().join("crates/dupstream-runner/tests/every-structure.toml"))
-            .unwrap();
+    // The filters crate's parameter sets marked for the replay, in their order.
+    let structures: String = dupstream_filters::parameter_sets::ALL
+        .iter()
+        .filter(|s| s.replay)
+        .map(|s| {
+            let label = s.label.map(|l| format!("label = {l:?}\n"));
+            format!("[[algorithm]]\n{}{}\n\n", label.unwrap_or_default(), s.toml)
+        })
+        .collect();
     std::fs::write(
         &exp,
         format!(

@@ -31,6 +31,7 @@
 
 pub mod deng;
 mod error;
+mod labels;
 pub mod replay;
 pub mod shuffled;
 mod spec;

@@ -35,6 +35,7 @@ use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
 use serde::{Deserialize, Serialize};
 
+use crate::labels::{LabelWriter, Labels};
 use crate::{Error, KeyStream, Result, StreamSpec};
 
 /// The most distinct keys the gap-sampling table tracks at once (`2^18`; the table, ≈ 9 MB,
@@ -95,7 +96,7 @@ pub struct StreamStats {
 /// Labels of every position of a stream (1 = duplicate) and its statistics.
 #[derive(Debug, Clone)]
 pub struct GroundTruth {
-    labels: Vec<u64>,
+    labels: Labels,
     stats: StreamStats,
 }
 
@@ -287,40 +288,28 @@ impl GapSampler {
     }
 }
 
-/// Labels, counts and gaps, filled position by position.
+/// Labels and gaps, filled position by position.
 struct Recorder {
     gaps: GapSampler,
     /// Tracked occurrences of the current batch: (key, sampling hash, position).
     pending: Vec<(u64, u64, u64)>,
-    labels: Vec<u64>,
-    word: u64,
-    n: u64,
-    distinct: u64,
+    labels: LabelWriter,
 }
 
 impl Recorder {
-    /// Records the verdicts `dup(key)` of a batch, in order. The counters live in locals in the
-    /// loop (not behind `&mut self`) so they stay in registers.
+    /// Records the verdicts `dup(key)` of a batch, in order.
     #[inline(always)]
     fn scan(&mut self, keys: &[u64], mut dup: impl FnMut(usize, u64) -> bool) {
-        let (mut word, mut n, mut distinct) = (self.word, self.n, self.distinct);
         let k = self.gaps.k;
-        for (i, &key) in keys.iter().enumerate() {
+        let pending = &mut self.pending;
+        self.labels.extend(keys, |i, &key, pos| {
             let d = dup(i, key);
-            let bit = n & 63;
-            word |= u64::from(d) << bit;
-            if bit == 63 {
-                self.labels.push(word);
-                word = 0;
-            }
-            distinct += u64::from(!d);
             let h = sample_hash(key);
             if h.trailing_zeros() >= k {
-                self.pending.push((key, h, n));
+                pending.push((key, h, pos));
             }
-            n += 1;
-        }
-        (self.word, self.n, self.distinct) = (word, n, distinct);
+            d
+        });
         self.gaps.flush(&self.pending);
         self.pending.clear();
     }
@@ -357,21 +346,10 @@ impl Builder {
                 Membership::Hash(t)
             }
         };
-        let mut labels = Vec::new();
-        if let Some(n) = plan.len_hint {
-            let words =
-                usize::try_from(n.div_ceil(64)).map_err(|_| too_large(format!("{n} labels")))?;
-            labels
-                .try_reserve_exact(words)
-                .map_err(|_| too_large(format!("{n} labels: allocation failed")))?;
-        }
         let rec = Recorder {
             gaps: GapSampler::new(plan.distinct_bound),
             pending: Vec::with_capacity(BATCH),
-            labels,
-            word: 0,
-            n: 0,
-            distinct: 0,
+            labels: LabelWriter::new(plan.len_hint, too_large)?,
         };
         Ok(Self { membership, rec })
     }
@@ -413,27 +391,22 @@ impl Builder {
     }
 
     fn finish(self, skipped_lines: u64, first_skipped_lines: Vec<u64>) -> GroundTruth {
-        let Self {
-            membership,
-            mut rec,
-        } = self;
-        if rec.n & 63 != 0 {
-            rec.labels.push(rec.word);
-        }
-        rec.labels.shrink_to_fit();
+        let Self { membership, rec } = self;
         let (gap_histogram, gap_sample_rate) = rec.gaps.finish();
         let oracle = match membership {
             Membership::Bitmap(_) => Oracle::Bitmap,
             Membership::Hash(_) => Oracle::HashSet,
         };
-        let n = rec.n;
+        let (labels, duplicates) = rec.labels.finish();
+        let n = labels.len();
+        let distinct = n - duplicates;
         let stats = StreamStats {
             n,
-            distinct: rec.distinct,
+            distinct,
             distinct_fraction: if n == 0 {
                 0.0
             } else {
-                rec.distinct as f64 / n as f64
+                distinct as f64 / n as f64
             },
             oracle,
             gap_histogram,
@@ -441,10 +414,7 @@ impl Builder {
             skipped_lines,
             first_skipped_lines,
         };
-        GroundTruth {
-            labels: rec.labels,
-            stats,
-        }
+        GroundTruth { labels, stats }
     }
 }
 
@@ -543,13 +513,13 @@ impl GroundTruth {
             "position {i} beyond stream length {}",
             self.stats.n
         );
-        (self.labels[(i >> 6) as usize] >> (i & 63)) & 1 == 1
+        self.labels.get(i)
     }
 
     /// The labels: bit `i % 64` of word `i / 64` is position `i`'s label (1 = duplicate);
     /// bits beyond `len()` are 0.
     pub fn label_words(&self) -> &[u64] {
-        &self.labels
+        self.labels.words()
     }
 
     /// Statistics measured while labelling.

@@ -34,6 +34,7 @@ use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
 use serde::{Deserialize, Serialize};
 
+use crate::labels::{LabelWriter, Labels};
 use crate::truth::{SliceStream, replay_len_estimate, set_hash, table_bytes};
 use crate::{Error, KeyStream, Result, StreamSpec};
 
@@ -97,21 +98,8 @@ pub struct WindowStats {
 /// Windowed labels of every position (1 = duplicate within the window) and their statistics.
 #[derive(Debug, Clone)]
 pub struct WindowTruth {
-    labels: Vec<u64>,
+    labels: Labels,
     stats: WindowStats,
-}
-
-enum Table {
-    /// One slot per key: 32-bit slots (two per word) when `narrow`, else 64-bit.
-    Dense {
-        words: Vec<u64>,
-        narrow: bool,
-        slots: u64,
-    },
-    Hash(HashTable<(u64, u64)>),
-    /// Keys of the last `W` positions (slot `n mod W` = position `n − W` before it is
-    /// overwritten) and `(key, position + 1)` of those keys.
-    Recent(Vec<u64>, HashTable<(u64, u64)>),
 }
 
 /// The table of least memory for `window` (ties: dense, then recent, then hash map), and the
@@ -155,13 +143,264 @@ fn dense_slot_bytes(window: Window, len_hint: Option<u64>) -> u64 {
     }
 }
 
+/// The dense table: one slot per key of a declared universe `0..slots`, 32-bit slots (two per
+/// word) when `narrow`, else 64-bit.
+struct Dense {
+    words: Vec<u64>,
+    narrow: bool,
+    slots: u64,
+}
+
+/// The hash map: `(key, last)` of every key seen.
+struct LastSeen {
+    table: HashTable<(u64, u64)>,
+}
+
+/// The recent keys: the keys of the last `W` positions (slot `n mod W` = position `n − W`
+/// before it is overwritten) and `(key, position + 1)` of those keys.
+struct Recent {
+    ring: Vec<u64>,
+    table: HashTable<(u64, u64)>,
+}
+
+/// A hash table of `(key, last)` pairs with room for `cap` keys, or `too_large`.
+fn last_position_table(
+    cap: u64,
+    too_large: &dyn Fn(String) -> Error,
+) -> Result<HashTable<(u64, u64)>> {
+    let cap = usize::try_from(cap)
+        .map_err(|_| too_large(format!("last-position table of {cap} keys")))?;
+    let mut t = HashTable::new();
+    t.try_reserve(cap, |e: &(u64, u64)| set_hash(e.0))
+        .map_err(|_| {
+            too_large(format!(
+                "last-position table of {cap} keys: allocation failed"
+            ))
+        })?;
+    Ok(t)
+}
+
+impl Dense {
+    fn new(
+        universe: u64,
+        window: Window,
+        len_hint: Option<u64>,
+        too_large: &dyn Fn(String) -> Error,
+    ) -> Result<Self> {
+        let u = universe;
+        let narrow = dense_slot_bytes(window, len_hint) == 4;
+        let words = if narrow { u.div_ceil(2) } else { u };
+        let words = usize::try_from(words)
+            .map_err(|_| too_large(format!("last-position table of {u} keys")))?;
+        Ok(Self {
+            words: dupstream_core::raw::zeroed_words(words),
+            narrow,
+            slots: u,
+        })
+    }
+
+    /// Labels `chunk` into `dups`: `value(i)` is the slot value of its `i`-th key, `is_dup` the
+    /// window test of a stored value against a new one. Its probes are prefetched.
+    fn label(
+        &mut self,
+        chunk: &[u64],
+        value: impl Fn(usize) -> u64,
+        is_dup: impl Fn(u64, u64) -> bool,
+        dups: &mut [bool],
+    ) -> Result<()> {
+        let (u, narrow, words) = (self.slots, self.narrow, &mut self.words);
+        if let Some(&bad) = chunk.iter().find(|&&k| k >= u) {
+            return Err(Error::TooLarge {
+                stream: "dense windowed oracle".into(),
+                reason: format!("key {bad} outside the declared universe 0..{u}"),
+            });
+        }
+        let word = |k: u64| (if narrow { k >> 1 } else { k }) as usize;
+        for &k in chunk.iter().take(PREFETCH_AHEAD) {
+            prefetch_word(words, word(k));
+        }
+        for (i, &k) in chunk.iter().enumerate() {
+            if let Some(&ahead) = chunk.get(i + PREFETCH_AHEAD) {
+                prefetch_word(words, word(ahead));
+            }
+            let new = value(i);
+            let w = &mut words[word(k)];
+            if narrow {
+                let shift = (k & 1) * 32;
+                let old = (*w >> shift) & 0xffff_ffff;
+                dups[i] = is_dup(old, new);
+                *w = (*w & !(0xffff_ffff << shift)) | (new << shift);
+            } else {
+                dups[i] = is_dup(*w, new);
+                *w = new;
+            }
+        }
+        Ok(())
+    }
+
+    fn bytes(&self) -> u64 {
+        self.words.len() as u64 * 8
+    }
+}
+
+impl LastSeen {
+    fn new(bound: Option<u64>, too_large: &dyn Fn(String) -> Error) -> Result<Self> {
+        Ok(Self {
+            table: last_position_table(bound.unwrap_or(0), too_large)?,
+        })
+    }
+
+    /// As [`Dense::label`].
+    fn label(
+        &mut self,
+        chunk: &[u64],
+        value: impl Fn(usize) -> u64,
+        is_dup: impl Fn(u64, u64) -> bool,
+        dups: &mut [bool],
+    ) {
+        let t = &mut self.table;
+        for (i, &k) in chunk.iter().enumerate() {
+            let new = value(i);
+            dups[i] = match t.entry(set_hash(k), |e| e.0 == k, |e| set_hash(e.0)) {
+                Entry::Occupied(mut o) => {
+                    let last = &mut o.get_mut().1;
+                    let d = is_dup(*last, new);
+                    *last = new;
+                    d
+                }
+                Entry::Vacant(v) => {
+                    v.insert((k, new));
+                    false
+                }
+            };
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        table_bytes(self.table.capacity() as u64, 16)
+    }
+}
+
+impl Recent {
+    fn new(w: u64, bound: Option<u64>, too_large: &dyn Fn(String) -> Error) -> Result<Self> {
+        // Twice the live entries: removals leave tombstones, and the slack keeps in-place
+        // rehashes rare.
+        let cap = bound.map_or(w, |b| b.min(w)).saturating_mul(2);
+        let (w, _) = match (usize::try_from(w), usize::try_from(cap)) {
+            (Ok(w), Ok(c)) => (w, c),
+            _ => return Err(too_large(format!("window of {w} elements"))),
+        };
+        let mut ring = Vec::new();
+        ring.try_reserve_exact(w)
+            .map_err(|_| too_large(format!("ring of {w} keys: allocation failed")))?;
+        ring.resize(w, 0);
+        Ok(Self {
+            ring,
+            table: last_position_table(cap, too_large)?,
+        })
+    }
+
+    /// As [`Dense::label`], for an element window (values are `position + 1`): a key in the
+    /// table is a duplicate.
+    fn label(&mut self, chunk: &[u64], value: impl Fn(usize) -> u64, dups: &mut [bool]) {
+        let (ring, t) = (&mut self.ring, &mut self.table);
+        let w = ring.len() as u64;
+        for (i, &k) in chunk.iter().enumerate() {
+            let new = value(i);
+            dups[i] = match t.entry(set_hash(k), |e| e.0 == k, |e| set_hash(e.0)) {
+                Entry::Occupied(mut o) => {
+                    o.get_mut().1 = new;
+                    true
+                }
+                Entry::Vacant(v) => {
+                    v.insert((k, new));
+                    false
+                }
+            };
+            // Position new − 1 − W leaves the window of the next position: drop its key
+            // unless it occurred again since.
+            let slot = ((new - 1) % w) as usize;
+            if new > w {
+                let old = ring[slot];
+                let leaving = new - w;
+                if let Ok(e) = t.find_entry(set_hash(old), |e| e.0 == old)
+                    && e.get().1 == leaving
+                {
+                    e.remove();
+                }
+            }
+            ring[slot] = k;
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        self.ring.len() as u64 * 8 + table_bytes(self.table.capacity() as u64, 16)
+    }
+}
+
+/// The oracle strategy a labelling runs: one of the three tables.
+enum Table {
+    Dense(Dense),
+    HashMap(LastSeen),
+    Recent(Recent),
+}
+
+impl Table {
+    /// The table of `oracle` for `window` (`Recent` needs an element window, `Dense` a
+    /// universe: checked by the caller).
+    fn new(
+        oracle: WindowOracle,
+        window: Window,
+        len_hint: Option<u64>,
+        universe: Option<u64>,
+        bound: Option<u64>,
+        too_large: &dyn Fn(String) -> Error,
+    ) -> Result<Self> {
+        Ok(match oracle {
+            WindowOracle::Recent => {
+                let Window::Elements(w) = window else {
+                    unreachable!("recent is planned for element windows only")
+                };
+                Self::Recent(Recent::new(w, bound, too_large)?)
+            }
+            WindowOracle::Dense => {
+                let u = universe.expect("dense needs a universe");
+                Self::Dense(Dense::new(u, window, len_hint, too_large)?)
+            }
+            WindowOracle::HashMap => Self::HashMap(LastSeen::new(bound, too_large)?),
+        })
+    }
+
+    /// Labels `chunk` into `dups` (see [`Dense::label`]).
+    fn label(
+        &mut self,
+        chunk: &[u64],
+        value: impl Fn(usize) -> u64,
+        is_dup: impl Fn(u64, u64) -> bool,
+        dups: &mut [bool],
+    ) -> Result<()> {
+        match self {
+            Self::Dense(t) => t.label(chunk, value, is_dup, dups)?,
+            Self::HashMap(t) => t.label(chunk, value, is_dup, dups),
+            Self::Recent(t) => t.label(chunk, value, dups),
+        }
+        Ok(())
+    }
+
+    /// Which oracle it is, and its heap bytes.
+    fn stats(&self) -> (WindowOracle, u64) {
+        match self {
+            Self::Dense(t) => (WindowOracle::Dense, t.bytes()),
+            Self::HashMap(t) => (WindowOracle::HashMap, t.bytes()),
+            Self::Recent(t) => (WindowOracle::Recent, t.bytes()),
+        }
+    }
+}
+
 struct Labeller {
     table: Table,
     window: Window,
-    labels: Vec<u64>,
-    word: u64,
-    n: u64,
-    duplicates: u64,
+    labels: LabelWriter,
     /// Previous time (timed windows), to check the times do not decrease.
     last_time: f64,
 }
@@ -205,86 +444,13 @@ impl Labeller {
             }
             _ => {}
         }
-        let table = match oracle {
-            WindowOracle::Recent => {
-                let Window::Elements(w) = window else {
-                    unreachable!("recent is planned for element windows only")
-                };
-                // Twice the live entries: removals leave tombstones, and the slack keeps
-                // in-place rehashes rare.
-                let cap = bound.map_or(w, |b| b.min(w)).saturating_mul(2);
-                let (w, cap) = match (usize::try_from(w), usize::try_from(cap)) {
-                    (Ok(w), Ok(c)) => (w, c),
-                    _ => return Err(too_large(format!("window of {w} elements"))),
-                };
-                let mut ring = Vec::new();
-                ring.try_reserve_exact(w)
-                    .map_err(|_| too_large(format!("ring of {w} keys: allocation failed")))?;
-                ring.resize(w, 0);
-                let mut t = HashTable::new();
-                t.try_reserve(cap, |e: &(u64, u64)| set_hash(e.0))
-                    .map_err(|_| {
-                        too_large(format!(
-                            "last-position table of {cap} keys: allocation failed"
-                        ))
-                    })?;
-                Table::Recent(ring, t)
-            }
-            WindowOracle::Dense => {
-                let u = universe.expect("dense needs a universe");
-                let narrow = dense_slot_bytes(window, len_hint) == 4;
-                let words = if narrow { u.div_ceil(2) } else { u };
-                let words = usize::try_from(words)
-                    .map_err(|_| too_large(format!("last-position table of {u} keys")))?;
-                Table::Dense {
-                    words: dupstream_core::raw::zeroed_words(words),
-                    narrow,
-                    slots: u,
-                }
-            }
-            WindowOracle::HashMap => {
-                let mut t = HashTable::new();
-                let cap = bound.unwrap_or(0);
-                let cap = usize::try_from(cap)
-                    .map_err(|_| too_large(format!("last-position table of {cap} keys")))?;
-                t.try_reserve(cap, |e: &(u64, u64)| set_hash(e.0))
-                    .map_err(|_| {
-                        too_large(format!(
-                            "last-position table of {cap} keys: allocation failed"
-                        ))
-                    })?;
-                Table::Hash(t)
-            }
-        };
-        let mut labels = Vec::new();
-        if let Some(n) = len_hint {
-            let words =
-                usize::try_from(n.div_ceil(64)).map_err(|_| too_large(format!("{n} labels")))?;
-            labels
-                .try_reserve_exact(words)
-                .map_err(|_| too_large(format!("{n} labels: allocation failed")))?;
-        }
+        let table = Table::new(oracle, window, len_hint, universe, bound, &too_large)?;
         Ok(Self {
             table,
             window,
-            labels,
-            word: 0,
-            n: 0,
-            duplicates: 0,
+            labels: LabelWriter::new(len_hint, too_large)?,
             last_time: 0.0,
         })
-    }
-
-    #[inline(always)]
-    fn push(&mut self, dup: bool) {
-        let bit = self.n & 63;
-        self.word |= u64::from(dup) << bit;
-        if bit == 63 {
-            self.labels.push(self.word);
-            self.word = 0;
-        }
-        self.duplicates += u64::from(dup);
-        self.n += 1;
     }
 
     /// Labels a batch of keys (element window) or of keys with times (time window).
@@ -308,11 +474,7 @@ impl Labeller {
             }
         }
         let mut dups = [false; BATCH];
-        let n0 = self.n;
-        let value = |i: usize| match times {
-            None => n0 + i as u64 + 1,
-            Some(ts) => ts[i].to_bits() | SEEN,
-        };
+        let n0 = self.labels.len();
         let is_dup = |old: u64, new: u64| -> bool {
             old != 0
                 && match w {
@@ -323,116 +485,28 @@ impl Labeller {
                 }
         };
         for (chunk_start, chunk) in keys.chunks(BATCH).enumerate().map(|(c, k)| (c * BATCH, k)) {
-            match &mut self.table {
-                Table::Dense {
-                    words,
-                    narrow,
-                    slots,
-                } => {
-                    let (u, narrow) = (*slots, *narrow);
-                    if let Some(&bad) = chunk.iter().find(|&&k| k >= u) {
-                        return Err(Error::TooLarge {
-                            stream: "dense windowed oracle".into(),
-                            reason: format!("key {bad} outside the declared universe 0..{u}"),
-                        });
-                    }
-                    let word = |k: u64| (if narrow { k >> 1 } else { k }) as usize;
-                    for &k in chunk.iter().take(PREFETCH_AHEAD) {
-                        prefetch_word(words, word(k));
-                    }
-                    for (i, &k) in chunk.iter().enumerate() {
-                        if let Some(&ahead) = chunk.get(i + PREFETCH_AHEAD) {
-                            prefetch_word(words, word(ahead));
-                        }
-                        let new = value(chunk_start + i);
-                        let w = &mut words[word(k)];
-                        if narrow {
-                            let shift = (k & 1) * 32;
-                            let old = (*w >> shift) & 0xffff_ffff;
-                            dups[i] = is_dup(old, new);
-                            *w = (*w & !(0xffff_ffff << shift)) | (new << shift);
-                        } else {
-                            dups[i] = is_dup(*w, new);
-                            *w = new;
-                        }
-                    }
-                }
-                Table::Hash(t) => {
-                    for (i, &k) in chunk.iter().enumerate() {
-                        let new = value(chunk_start + i);
-                        dups[i] = match t.entry(set_hash(k), |e| e.0 == k, |e| set_hash(e.0)) {
-                            Entry::Occupied(mut o) => {
-                                let last = &mut o.get_mut().1;
-                                let d = is_dup(*last, new);
-                                *last = new;
-                                d
-                            }
-                            Entry::Vacant(v) => {
-                                v.insert((k, new));
-                                false
-                            }
-                        };
-                    }
-                }
-                Table::Recent(ring, t) => {
-                    let w = ring.len() as u64;
-                    for (i, &k) in chunk.iter().enumerate() {
-                        let new = value(chunk_start + i);
-                        dups[i] = match t.entry(set_hash(k), |e| e.0 == k, |e| set_hash(e.0)) {
-                            Entry::Occupied(mut o) => {
-                                o.get_mut().1 = new;
-                                true
-                            }
-                            Entry::Vacant(v) => {
-                                v.insert((k, new));
-                                false
-                            }
-                        };
-                        // Position new − 1 − W leaves the window of the next position: drop its
-                        // key unless it occurred again since.
-                        let slot = ((new - 1) % w) as usize;
-                        if new > w {
-                            let old = ring[slot];
-                            let leaving = new - w;
-                            if let Ok(e) = t.find_entry(set_hash(old), |e| e.0 == old)
-                                && e.get().1 == leaving
-                            {
-                                e.remove();
-                            }
-                        }
-                        ring[slot] = k;
-                    }
-                }
-            }
-            for &d in &dups[..chunk.len()] {
-                self.push(d);
-            }
+            let value = |i: usize| match times {
+                None => n0 + (chunk_start + i) as u64 + 1,
+                Some(ts) => ts[chunk_start + i].to_bits() | SEEN,
+            };
+            self.table.label(chunk, value, is_dup, &mut dups)?;
+            self.labels.extend(&dups[..chunk.len()], |_, &d, _| d);
         }
         Ok(())
     }
 
-    fn finish(mut self) -> WindowTruth {
-        if self.n & 63 != 0 {
-            self.labels.push(self.word);
-        }
-        self.labels.shrink_to_fit();
-        let (oracle, oracle_bytes) = match &self.table {
-            Table::Dense { words, .. } => (WindowOracle::Dense, words.len() as u64 * 8),
-            Table::Hash(t) => (WindowOracle::HashMap, table_bytes(t.capacity() as u64, 16)),
-            Table::Recent(ring, t) => (
-                WindowOracle::Recent,
-                ring.len() as u64 * 8 + table_bytes(t.capacity() as u64, 16),
-            ),
-        };
+    fn finish(self) -> WindowTruth {
+        let (oracle, oracle_bytes) = self.table.stats();
+        let (labels, duplicates) = self.labels.finish();
         WindowTruth {
-            labels: self.labels,
             stats: WindowStats {
-                n: self.n,
+                n: labels.len(),
                 window: self.window,
-                duplicates: self.duplicates,
+                duplicates,
                 oracle,
                 oracle_bytes,
             },
+            labels,
         }
     }
 }
@@ -573,12 +647,12 @@ impl WindowTruth {
     #[inline]
     pub fn is_duplicate(&self, i: u64) -> bool {
         assert!(i < self.stats.n, "position {i} beyond {}", self.stats.n);
-        (self.labels[(i >> 6) as usize] >> (i & 63)) & 1 == 1
+        self.labels.get(i)
     }
 
     /// The labels, laid out as [`crate::GroundTruth::label_words`].
     pub fn label_words(&self) -> &[u64] {
-        &self.labels
+        self.labels.words()
     }
 
     /// Statistics.
