@@ -9,8 +9,8 @@
 
 #![allow(dead_code)] // each fuzz target uses one function
 
-use dupstream_runner::distribute::assign;
-use dupstream_runner::distribute::part::read_record;
+use dupstream_runner::orchestrate::assign;
+use dupstream_runner::orchestrate::part::read_record;
 use dupstream_runner::plan::{self, cost};
 use dupstream_runner::record::{CellState, RawRow, ResultsDir, StreamRow, checksum, rows_from};
 use dupstream_streams::{BadLinePolicy, GroundTruth, ReplayFormat, StreamSpec, collect_keys};

@@ -16,7 +16,7 @@
 
 use dupstream_filters::{DuplicateFilter, Error, Occupancy, OccupancyKind, Param, Structure};
 use dupstream_runner::Registry;
-use dupstream_runner::distribute::{self, RunOptions};
+use dupstream_runner::orchestrate::{self, RunOptions};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -159,7 +159,7 @@ pub fn run_example(work: &Path) -> anyhow::Result<PathBuf> {
         shard: None,
         json: false,
     };
-    distribute::run(&opts, &registry())?;
+    orchestrate::run(&opts, &registry())?;
     Ok(out)
 }
 

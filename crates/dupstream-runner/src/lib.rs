@@ -1,8 +1,12 @@
-//! The dupstream runner as a library: experiments planned, executed, recorded, reported and
-//! distributed, in five stages and a command line. `ARCHITECTURE.md` at the repository root
+//! The dupstream runner as a library: experiments planned, recorded, executed, reported and
+//! orchestrated (on one machine, as shards, on a cluster), in five stages and a command line. `ARCHITECTURE.md` at the repository root
 //! describes the stages and the rule that keeps their dependencies one way:
 //!
-//! cli → distribute → {execute, report} → record → plan
+//! cli → orchestrate → {execute, report} → record → plan
+//!
+//! Numbered along the rule, each stage uses only stages of lower numbers: 1 [`plan`],
+//! 2 [`record`], 3 [`execute`] and 4 [`report`] (which do not use each other),
+//! 5 [`orchestrate`], 6 [`cli`].
 //!
 //! A user's crate can register its own structure and run any experiment file with it,
 //! without forking: see [`plan::Registry`] and `examples/custom_structure.rs`.
@@ -30,8 +34,8 @@ macro_rules! out {
 }
 
 pub mod cli;
-pub mod distribute;
 pub mod execute;
+pub mod orchestrate;
 pub mod plan;
 pub mod record;
 pub mod report;

@@ -1,6 +1,6 @@
 //! The runner's dependency rule (ARCHITECTURE.md), checked over its source:
 //!
-//! cli → distribute → {execute, report} → record → plan
+//! cli → orchestrate → {execute, report} → record → plan
 //!
 //! A stage may use only the stages to its right; `execute` and `report` do not use each
 //! other. And no module may depend on itself through a chain of others, its parent and
@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syn::visit::Visit;
 
-const STAGES: [&str; 6] = ["plan", "record", "execute", "report", "distribute", "cli"];
+const STAGES: [&str; 6] = ["plan", "record", "execute", "report", "orchestrate", "cli"];
 
 /// The stages each stage may use.
 fn allowed(stage: &str) -> &'static [&'static str] {
@@ -28,8 +28,8 @@ fn allowed(stage: &str) -> &'static [&'static str] {
         "plan" => &[],
         "record" => &["plan"],
         "execute" | "report" => &["record", "plan"],
-        "distribute" => &["execute", "report", "record", "plan"],
-        "cli" => &["distribute", "execute", "report", "record", "plan"],
+        "orchestrate" => &["execute", "report", "record", "plan"],
+        "cli" => &["orchestrate", "execute", "report", "record", "plan"],
         _ => &[],
     }
 }
@@ -328,7 +328,7 @@ fn stages_depend_one_way_only() {
     }
     assert!(
         bad.is_empty(),
-        "dependencies against the rule cli → distribute → {{execute, report}} → record → plan:\n{}",
+        "dependencies against the rule cli → orchestrate → {{execute, report}} → record → plan:\n{}",
         bad.join("\n")
     );
 }

@@ -1,6 +1,6 @@
 //! `dupstream merge`: combine shard parts into the results a single run gives.
 
-use crate::distribute::merge::merge;
+use crate::orchestrate::merge::merge;
 use crate::plan::Registry;
 use anyhow::Result;
 use std::path::PathBuf;

@@ -18,8 +18,8 @@ mod slurm;
 mod theory;
 mod timing;
 
-use crate::distribute::Stopped;
 use crate::execute::Interrupted;
+use crate::orchestrate::Stopped;
 use crate::plan::{BadInput, ConfigError, Registry};
 use crate::record::Locked;
 use anyhow::Result;

@@ -1,6 +1,6 @@
 //! `dupstream run`.
 
-use crate::distribute::{self, RunOptions, ShardSpec};
+use crate::orchestrate::{self, RunOptions, ShardSpec};
 use crate::plan::Registry;
 use anyhow::Result;
 use std::path::PathBuf;
@@ -51,5 +51,5 @@ pub fn run(a: RunArgs, registry: &Registry) -> Result<()> {
         shard: a.shard,
         json: a.json,
     };
-    distribute::run(&opts, registry)
+    orchestrate::run(&opts, registry)
 }

@@ -1,9 +1,9 @@
 //! `dupstream slurm`: Slurm scripts for a sharded sweep.
 
-pub use crate::distribute::slurm::{SLURM_EXAMPLES, SlurmArgs};
+pub use crate::orchestrate::slurm::{SLURM_EXAMPLES, SlurmArgs};
 use crate::plan::Registry;
 use anyhow::Result;
 
 pub fn run(args: SlurmArgs, registry: &Registry) -> Result<()> {
-    crate::distribute::slurm::slurm(&args, registry)
+    crate::orchestrate::slurm::slurm(&args, registry)
 }

@@ -1,4 +1,4 @@
-//! Stage 2, execution: per stream, the exact ground truth once, then every unfinished cell of
+//! Stage 3, execution: per stream, the exact ground truth once, then every unfinished cell of
 //! that stream in parallel on rayon, each cell's rows written to its [`ResultsDir`] part as
 //! soon as it finishes (so an interrupted run resumes where it stopped).
 

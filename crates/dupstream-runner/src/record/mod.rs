@@ -1,4 +1,4 @@
-//! Stage 3, the record: typed result rows and the results directory that holds them.
+//! Stage 2, the record: typed result rows and the results directory that holds them.
 //!
 //! [`RawRow`] and [`StreamRow`] are the rows of `raw.csv` and `streams.csv`; a structure's
 //! parameters are [`Params`], pairs rather than a string to split; [`tidy`] adds the tidy

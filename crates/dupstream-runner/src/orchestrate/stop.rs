@@ -1,8 +1,8 @@
 //! A run stopped by a signal: what was kept, and the command that resumes it.
 
-use crate::distribute::ShardSpec;
-use crate::distribute::pipeline::Session;
 use crate::execute::Interrupted;
+use crate::orchestrate::ShardSpec;
+use crate::orchestrate::pipeline::Session;
 use crate::plan::Experiment;
 use crate::record::{CellState, ResultsDir};
 use std::path::{Path, PathBuf};
