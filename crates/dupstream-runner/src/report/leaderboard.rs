@@ -343,6 +343,9 @@ fn short(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// What the windowed boards' second table shows.
+pub const BOUND_NOTE: &str = "Bits per window element above the sliding-window lower bound (Naor & Yogev, at slack W, as the charts draw it) at each structure's measured error above; negative: a measured error below what the bound allows at that memory, possible because the bound holds for the worst stream and for every key outside the window; — where the error is 0 or 100 %.";
+
 /// A board's ranking table, as both renderings show it (LEADERBOARD.md's Markdown and the
 /// report's leaderboard page): one row per structure, best mean rank first, one column per
 /// memory size.
@@ -376,6 +379,26 @@ pub struct TableCell {
     pub setting: String,
     /// Whether it has the least error at this memory size.
     pub best: bool,
+    /// On the windowed track, its bits per window element above the sliding-window lower
+    /// bound at its measured error ([`above_bound`]), one decimal, signed.
+    pub above_bound: Option<String>,
+}
+
+/// Bits per window element above Naor & Yogev's sliding-window lower bound
+/// (`dupstream_filters::theory::sliding_window_lower_bound_bits_with_slack` at slack `λ = 1`,
+/// the form the Pareto charts draw) at the measured error taken as `ε`: `bits − bound(ε)`.
+/// Negative where a structure's measured error is below what the bound allows at its memory,
+/// which a measurement can be: the bound holds for the worst stream and for `ε` as the false
+/// positive probability of every key outside the window, a measured rate averages over the
+/// keys one stream queries (a Zipf window holds few distinct keys). `None` without a window,
+/// or for an error of 0 or 100 %.
+pub fn above_bound(window: u64, bits_per_element: f64, error_pct: f64) -> Option<f64> {
+    let eps = error_pct / 100.0;
+    (window > 0 && eps > 0.0 && eps < 1.0).then(|| {
+        let bound =
+            dupstream_filters::theory::sliding_window_lower_bound_bits_with_slack(window, eps, 1.0);
+        bits_per_element - bound / window as f64
+    })
 }
 
 impl Board {
@@ -453,6 +476,13 @@ impl Board {
                                 ci95: e.ci95_pct.map(|c| format!("{c:.2}")),
                                 setting: e.setting.replace(';', " "),
                                 best: e.rank == 1.0,
+                                above_bound: match (self.track, self.window) {
+                                    (Track::Windowed, Some(w)) => {
+                                        above_bound(w, e.bits_per_element, e.error_pct)
+                                            .map(|b| format!("{b:+.1}"))
+                                    }
+                                    _ => None,
+                                },
                             })
                     })
                     .collect(),
@@ -514,6 +544,27 @@ impl Board {
                 row.mean_rank
             );
         }
+        if self.track == Track::Windowed {
+            let _ = writeln!(
+                s,
+                "\n{}\n\n| structure | {} |\n|---|{}",
+                BOUND_NOTE,
+                table.columns.join(" | "),
+                "---|".repeat(table.columns.len())
+            );
+            for row in &table.rows {
+                let cells: Vec<String> = row
+                    .cells
+                    .iter()
+                    .map(|c| {
+                        c.as_ref()
+                            .and_then(|c| c.above_bound.clone())
+                            .unwrap_or_else(|| "—".into())
+                    })
+                    .collect();
+                let _ = writeln!(s, "| {} | {} |", md_cell(&row.structure), cells.join(" | "));
+            }
+        }
         s
     }
 }
@@ -521,6 +572,26 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bits_above_the_bound_follow_naor_and_yogev_at_slack_w() {
+        // At slack λ = 1: log₂(1/ε) + max(log₂ 1, log₂ log₂(1/ε)) bits per window element.
+        let eps: f64 = 0.01;
+        let bound = (1.0 / eps).log2() + (1.0 / eps).log2().log2();
+        let got = above_bound(1 << 20, 16.0, 1.0).unwrap();
+        assert!(
+            (got - (16.0 - bound)).abs() < 1e-9,
+            "{got} vs {}",
+            16.0 - bound
+        );
+        assert!((bound - 9.3759).abs() < 1e-3);
+        // Below the bound: 2 bits per window element at 1 % error.
+        assert!(above_bound(1 << 20, 2.0, 1.0).unwrap() < 0.0);
+        // No ε to take: no error, all error, no window.
+        assert_eq!(above_bound(1 << 20, 16.0, 0.0), None);
+        assert_eq!(above_bound(1 << 20, 16.0, 100.0), None);
+        assert_eq!(above_bound(0, 16.0, 1.0), None);
+    }
 
     #[test]
     fn ranks_share_ties() {

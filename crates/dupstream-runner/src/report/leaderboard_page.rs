@@ -266,6 +266,33 @@ fn board_html(i: usize, b: &Board, chart: &str, png: &str) -> String {
         );
     }
     out.push_str("</table></div>\n");
+    if b.track == Track::Windowed {
+        let _ = writeln!(
+            out,
+            "<p>{}</p>\n<div class=\"scroll\"><table class=\"board\">\n<tr><th>structure</th>{}</tr>",
+            escape(super::leaderboard::BOUND_NOTE),
+            table
+                .columns
+                .iter()
+                .map(|c| format!("<th>{}</th>", escape(c)))
+                .collect::<String>()
+        );
+        for row in &table.rows {
+            let cells: String = row
+                .cells
+                .iter()
+                .map(|c| {
+                    let v = c
+                        .as_ref()
+                        .and_then(|c| c.above_bound.as_deref())
+                        .unwrap_or("—");
+                    format!("<td>{}</td>", escape(v))
+                })
+                .collect();
+            let _ = writeln!(out, "<tr><td>{}</td>{cells}</tr>", escape(&row.structure));
+        }
+        out.push_str("</table></div>\n");
+    }
     out.push_str(&figure(chart, Some(png)));
     out
 }
