@@ -388,6 +388,26 @@ fn the_report_ranks_the_leaderboard_as_leaderboard_md_does() {
         .collect();
     assert_eq!(from_md.len(), 4, "two structures on two boards: {md}");
     assert_eq!(from_html, from_md);
+    // The windowed board's bits above the bound: the same in both.
+    let bound_md: Vec<Vec<String>> = md
+        .lines()
+        .filter(|l| {
+            let cols: Vec<&str> = l.split(" | ").collect();
+            cols.len() > 2 && cols[2].starts_with(['+', '-', '—'])
+        })
+        .map(numbers)
+        .collect();
+    let bound_html: Vec<Vec<String>> = html
+        .lines()
+        .filter(|l| l.starts_with("<tr class=\"above-bound\">"))
+        .map(|l| numbers(&html_text(l)))
+        .collect();
+    assert_eq!(
+        bound_md.len(),
+        2,
+        "two structures on one windowed board: {md}"
+    );
+    assert_eq!(bound_html, bound_md);
 
     // Every windowed chart has the sliding-window bound: the leaderboard's and the run's.
     let bound = "lower bound at FNR 0";

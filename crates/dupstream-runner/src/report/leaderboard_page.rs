@@ -289,7 +289,11 @@ fn board_html(i: usize, b: &Board, chart: &str, png: &str) -> String {
                     format!("<td>{}</td>", escape(v))
                 })
                 .collect();
-            let _ = writeln!(out, "<tr><td>{}</td>{cells}</tr>", escape(&row.structure));
+            let _ = writeln!(
+                out,
+                "<tr class=\"above-bound\"><td>{}</td>{cells}</tr>",
+                escape(&row.structure)
+            );
         }
         out.push_str("</table></div>\n");
     }
