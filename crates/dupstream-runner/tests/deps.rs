@@ -14,6 +14,11 @@
 //! re-exported from, so a child reaching a sibling through the parent's facade is not a use of
 //! the parent.
 //!
+//! Not seen: a glob re-export (`pub use a::*`) is not followed (a path through it counts for
+//! the module that globs), and a macro named bare (`my_macro!`, brought in by
+//! `#[macro_use]` or textual scope) is not a path. A file that another `include!`s is part of
+//! that one.
+//!
 //! Run it alone with `cargo test -p dupstream-runner --test tests deps`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -66,11 +71,27 @@ fn module_files() -> BTreeMap<ModPath, PathBuf> {
     }
     let mut out = BTreeMap::new();
     walk(&src(), &[], &mut out);
+    // A file another file `include!`s is part of that one, not a module of its own.
+    let included: Vec<PathBuf> = out
+        .values()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            let dir = f.parent().unwrap().to_path_buf();
+            text.match_indices("include!(\"")
+                .filter_map(|(i, m)| {
+                    let rest = &text[i + m.len()..];
+                    rest.find('"').map(|e| dir.join(&rest[..e]))
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    out.retain(|_, f| !included.contains(f));
     out
 }
 
-/// What one parsed file says: the absolute paths its code names and the names it
-/// re-exports (`name → absolute path`).
+/// What one parsed file says: the absolute paths its code names and the names its `use`
+/// items bind at file level (`name → absolute path`), through which a path naming them
+/// resolves.
 #[derive(Debug, Default)]
 struct FileUses {
     paths: Vec<ModPath>,
@@ -86,6 +107,9 @@ struct Collector<'a> {
     /// Every module (files and the inline ones of this file) — to tell a relative path that
     /// starts at a child module from one that starts at a local item or another crate.
     modules: &'a BTreeSet<ModPath>,
+    /// The names the file's own `use` items bind (`use crate::report;` → `report`), so that
+    /// `report::table::build()` further down resolves through them.
+    bindings: BTreeMap<String, ModPath>,
     out: FileUses,
 }
 
@@ -103,6 +127,8 @@ impl Collector<'_> {
                 child.push(first.clone());
                 if self.modules.contains(&child) {
                     child
+                } else if let (0, Some(bound)) = (self.inline, self.bindings.get(first)) {
+                    bound.clone()
                 } else {
                     return None;
                 }
@@ -131,12 +157,12 @@ impl Collector<'_> {
             }
             syn::UseTree::Name(n) => {
                 prefix.push(n.ident.to_string());
-                self.use_path(prefix, public.then(|| n.ident.to_string()));
+                self.use_path(prefix, Some((n.ident.to_string(), public)));
                 prefix.pop();
             }
             syn::UseTree::Rename(r) => {
                 prefix.push(r.ident.to_string());
-                self.use_path(prefix, public.then(|| r.rename.to_string()));
+                self.use_path(prefix, Some((r.rename.to_string(), public)));
                 prefix.pop();
             }
             syn::UseTree::Glob(_) => self.use_path(prefix, None),
@@ -188,10 +214,12 @@ impl Collector<'_> {
         }
     }
 
-    fn use_path(&mut self, segments: &[String], reexport_as: Option<String>) {
+    fn use_path(&mut self, segments: &[String], bound_as: Option<(String, bool)>) {
         if let Some(abs) = self.absolute(segments) {
-            if let (Some(name), 0) = (reexport_as, self.inline) {
-                self.out.reexports.insert(name, abs.clone());
+            if let (Some((name, _public)), 0) = (bound_as, self.inline) {
+                // Public or not, a child may name it through `super::`: resolved either way.
+                self.out.reexports.insert(name.clone(), abs.clone());
+                self.bindings.insert(name, abs.clone());
             }
             self.out.paths.push(abs);
         }
@@ -258,6 +286,7 @@ fn parse_uses(text: &str, module: &[String], file_modules: &BTreeSet<ModPath>) -
         scope: module.to_vec(),
         inline: 0,
         modules: &modules,
+        bindings: BTreeMap::new(),
         out: FileUses::default(),
     };
     c.visit_file(&file);
@@ -449,12 +478,14 @@ fn the_checker_sees_every_form_of_path() {
         use super::super::table::md_cell; // crate::cli in a comment
         pub use child::Thing;
         use std::collections::BTreeMap;
+        use crate::report;
         /// [`crate::execute`] in a doc link
         fn f() -> crate::plan::Experiment {
             let x = crate::plan::cost::BATCH;
             self::child::g();
             super::series::series_by();
             assert_eq!(format!("{}", crate::report::stats::mean(1)), "");
+            report::runs::compare();
             Local::new()
         }
         #[cfg(test)]
@@ -478,6 +509,8 @@ fn the_checker_sees_every_form_of_path() {
         "report::charts::length",
         "report::derived::d",
         "report::stats::mean",
+        "report",
+        "report::runs::compare",
     ]
     .into_iter()
     .map(String::from)

@@ -170,5 +170,26 @@ fn canonical_takes_the_named_runs_not_the_latest() {
     let named = json(&[results.to_str().unwrap(), "--canonical", &canonical]);
     assert_eq!(named, json(&[old.to_str().unwrap()]));
     assert_ne!(named, json(&[new.to_str().unwrap()]));
+    // A named run that is not there is an error naming it, not a board left out.
+    let gone = write(&results, "gone.toml", "[runs]\nlb-tiny = \"gone\"\n");
+    let out = dupstream(&[
+        "leaderboard",
+        results.to_str().unwrap(),
+        "--canonical",
+        &gone,
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("lb-tiny = \"gone\""), "{stderr}");
+    // A file without `[runs]`.
+    let bare = write(&results, "bare.toml", "runs = 3\n");
+    let out = dupstream(&[
+        "leaderboard",
+        results.to_str().unwrap(),
+        "--canonical",
+        &bare,
+    ]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no `[runs]` table"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -16,7 +16,7 @@ use dupstream_core::rng::{FilterRng, Rng, filter_rng, unit_f64};
 use rand_distr::{Distribution, Exp1};
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, KeyStream, ReplayFormat, Result, StreamSpec};
+use crate::{BadLinePolicy, Error, KeyStream, ReplayFormat, Result, StreamSpec};
 
 /// A stream whose elements carry arrival times.
 pub trait TimedStream: Send {
@@ -150,6 +150,19 @@ impl TimeSpec {
             value,
             reason,
         };
+        // The truths read the keys without the times: a line skipped for a bad time only in
+        // the timed stream would shift every label after it.
+        if let StreamSpec::Replay {
+            bad_lines: BadLinePolicy::Skip,
+            ..
+        } = stream
+        {
+            return Err(bad(
+                "bad_lines",
+                "\"skip\"".into(),
+                "a log's own times need bad_lines = \"fail\": a line skipped for a bad time would be left out of the cells' stream but not of the truth's".into(),
+            ));
+        }
         match (stream, column) {
             (
                 StreamSpec::Replay {

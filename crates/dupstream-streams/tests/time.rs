@@ -218,10 +218,11 @@ fn bad_time_specs_name_their_field() {
         distinct_fraction: None,
         seed: 1,
     };
-    let field = |t: TimeSpec| match t.validate(&stream).unwrap_err() {
+    let field_of = |r: dupstream_streams::Result<()>| match r.unwrap_err() {
         dupstream_streams::Error::InvalidSpec { field, .. } => field,
         e => panic!("{e}"),
     };
+    let field = |t: TimeSpec| field_of(t.validate(&stream));
     assert_eq!(field(TimeSpec::Poisson { rate: 0.0 }), "time.rate");
     assert_eq!(field(TimeSpec::Even { rate: f64::NAN }), "time.rate");
     assert_eq!(
@@ -243,6 +244,21 @@ fn bad_time_specs_name_their_field() {
         limit: None,
     };
     assert!(TimeSpec::Log { column: None }.validate(&lines).is_err());
+    // A log's own times with bad lines skipped: the cells' timed stream would drop a line
+    // with a bad time that the truths' untimed stream keeps, shifting every label after it.
+    let skipping = StreamSpec::Replay {
+        path: "x".into(),
+        format: ReplayFormat::Clf,
+        column: None,
+        header: false,
+        fingerprint_seed: 0,
+        bad_lines: BadLinePolicy::Skip,
+        limit: None,
+    };
+    assert_eq!(
+        field_of(TimeSpec::Log { column: None }.validate(&skipping)),
+        "bad_lines"
+    );
     let parsed: TimeSpec =
         toml::from_str("process = \"mmpp\"\nburst_rate = 10.0\nlull_rate = 1.0\nburst_seconds = 1.0\nlull_seconds = 2.0\nphases = \"fixed\"").unwrap();
     assert_eq!(parsed, mmpp([10.0, 1.0], [1.0, 2.0], Phases::Fixed));

@@ -68,10 +68,14 @@ pub fn canonical_runs(path: &Path) -> Result<Vec<(String, String)>> {
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let doc: toml::Table =
         toml::from_str(&text).with_context(|| format!("{}: malformed", path.display()))?;
-    let listed = doc.get("runs").and_then(|r| r.as_table());
+    let Some(listed) = doc.get("runs").and_then(|r| r.as_table()) else {
+        bail!(
+            "{}: no `[runs]` table (`[runs]` then `experiment = \"directory\"` lines)",
+            path.display()
+        );
+    };
     listed
-        .into_iter()
-        .flatten()
+        .iter()
         .map(|(experiment, dir)| match dir.as_str() {
             Some(d) => Ok((experiment.clone(), d.to_string())),
             None => bail!(

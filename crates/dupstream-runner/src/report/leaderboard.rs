@@ -235,7 +235,8 @@ fn board(
         Track::Windowed => match exp.window_seconds {
             None => exp.window.unwrap_or(1).max(1) as f64,
             Some(_) => {
-                per_window.iter().sum::<u64>().max(1) as f64 / per_window.len().max(1) as f64
+                per_window.iter().map(|&w| w as f64).sum::<f64>().max(1.0)
+                    / per_window.len().max(1) as f64
             }
         },
     };
@@ -344,7 +345,7 @@ fn short(x: f64) -> String {
 }
 
 /// What the windowed boards' second table shows.
-pub const BOUND_NOTE: &str = "Bits per window element above the sliding-window lower bound (Naor & Yogev, at slack W, as the charts draw it) at each structure's measured error above; negative: a measured error below what the bound allows at that memory, possible because the bound holds for the worst stream and for every key outside the window; — where the error is 0 or 100 %.";
+pub const BOUND_NOTE: &str = "Bits per window element above the sliding-window lower bound (Naor & Yogev, at slack W, as the charts draw it) at each structure's measured error above (FPR + FNR taken as ε); negative: a measured error below what the bound allows at that memory, possible because the bound holds for the worst stream and for every key outside the window; — where the error is 0 or 100 %.";
 
 /// A board's ranking table, as both renderings show it (LEADERBOARD.md's Markdown and the
 /// report's leaderboard page): one row per structure, best mean rank first, one column per

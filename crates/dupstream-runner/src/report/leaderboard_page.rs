@@ -64,11 +64,32 @@ fn latest(dirs: Vec<PathBuf>) -> Vec<(PathBuf, Value)> {
 }
 
 /// The runs among `found` that `file` names (a `canonical.toml`, whose `[runs]` are
-/// directories under the file's own directory), with their manifests.
-fn canonical(found: Vec<PathBuf>, file: &Path) -> Result<Vec<(PathBuf, Value)>> {
+/// directories under the file's own directory), with their manifests. A run it names for an
+/// experiment starting with `prefix` that is not among `found` is an error naming it: a
+/// board would be left out silently.
+fn canonical(
+    found: Vec<PathBuf>,
+    file: &Path,
+    prefix: Option<&str>,
+) -> Result<Vec<(PathBuf, Value)>> {
     let base = file.parent().unwrap_or(Path::new("."));
     let key = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-    let named: Vec<PathBuf> = super::docs::canonical_runs(file)?
+    let listed = super::docs::canonical_runs(file)?;
+    let found_keys: Vec<PathBuf> = found.iter().map(|d| key(d)).collect();
+    let missing: Vec<String> = listed
+        .iter()
+        .filter(|(e, _)| prefix.is_none_or(|p| e.starts_with(p)))
+        .filter(|(e, d)| !found_keys.contains(&key(&base.join(e).join(d))))
+        .map(|(e, d)| format!("{e} = \"{d}\""))
+        .collect();
+    if !missing.is_empty() {
+        return Err(refuse(format!(
+            "{}: names runs not found under the directories given: {}",
+            file.display(),
+            missing.join(", ")
+        )));
+    }
+    let named: Vec<PathBuf> = listed
         .into_iter()
         .map(|(e, d)| key(&base.join(e).join(d)))
         .collect();
@@ -106,7 +127,7 @@ pub fn rank(
     };
     let chosen = match canonical_file {
         None => latest(found),
-        Some(file) => canonical(found, file)?,
+        Some(file) => canonical(found, file, prefix)?,
     };
     for (path, m) in chosen {
         let name = m["experiment"].as_str().unwrap_or("?");

@@ -20,25 +20,39 @@ const SVG_DPI: f64 = 96.0;
 const PANEL_W: f64 = 560.0;
 const PANEL_H: f64 = 400.0;
 
-/// The chart's title as lines that fit `width`: each `\n` starts a line, and a line too
-/// long is broken at its ` — ` separators.
+/// The chart's title as lines that fit `width`: each `\n` starts a line, a line too long is
+/// broken at its ` — ` separators, and a piece still too long at its spaces (a stream label
+/// with many parameters).
 fn title_lines(title: &str, width: f64) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    for part in title.split('\n') {
+    let fits = |s: &str| text_width(s, TITLE_PX) <= width - 24.0;
+    // Greedy: `pieces` joined by `sep` into lines that fit (a piece alone may not).
+    let pack = |pieces: &mut dyn Iterator<Item = &str>, sep: &str, lines: &mut Vec<String>| {
         let mut current = String::new();
-        for piece in part.split(" — ") {
+        for piece in pieces {
             let candidate = if current.is_empty() {
                 piece.to_string()
             } else {
-                format!("{current} — {piece}")
+                format!("{current}{sep}{piece}")
             };
-            if !current.is_empty() && text_width(&candidate, TITLE_PX) > width - 24.0 {
+            if !current.is_empty() && !fits(&candidate) {
                 lines.push(std::mem::replace(&mut current, piece.to_string()));
             } else {
                 current = candidate;
             }
         }
         lines.push(current);
+    };
+    let mut lines: Vec<String> = Vec::new();
+    for part in title.split('\n') {
+        let mut by_dash = Vec::new();
+        pack(&mut part.split(" — "), " — ", &mut by_dash);
+        for line in by_dash {
+            if fits(&line) {
+                lines.push(line);
+            } else {
+                pack(&mut line.split(' '), " ", &mut lines);
+            }
+        }
     }
     lines
 }
@@ -185,6 +199,29 @@ pub fn file_name(parts: &[&str]) -> String {
 mod tests {
     use super::*;
     use crate::report::charts::panel::{Series, test_panel as panel};
+
+    #[test]
+    fn a_title_too_wide_is_wrapped_at_its_separators_then_its_spaces() {
+        let long = "leaderboard-window-time: uniform n=67108864 universe=8388608 time=mmpp time_burst_rate=53248.0 time_burst_seconds=32.0 time_lull_rate=4096.0 — windowed track\nscale 1/32";
+        let lines = title_lines(long, PANEL_W);
+        assert!(lines.len() > 3, "{lines:?}");
+        for l in &lines {
+            assert!(text_width(l, TITLE_PX) <= PANEL_W - 24.0, "{l}");
+        }
+        // Nothing lost or reordered: the words, in order.
+        let words = |s: &str| {
+            s.split([' ', '\n'])
+                .filter(|w| !w.is_empty() && *w != "—")
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(words(&lines.join(" ")), words(long));
+        // A title that fits is one line per `\n`, as before.
+        assert_eq!(
+            title_lines("Table 7\nscale 1/64", PANEL_W),
+            ["Table 7", "scale 1/64"]
+        );
+    }
 
     #[test]
     fn file_names_have_no_spaces() {
