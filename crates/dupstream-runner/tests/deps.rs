@@ -95,7 +95,7 @@ fn module_files() -> BTreeMap<ModPath, PathBuf> {
 #[derive(Debug, Default)]
 struct FileUses {
     paths: Vec<ModPath>,
-    reexports: BTreeMap<String, ModPath>,
+    bindings: BTreeMap<String, ModPath>,
 }
 
 /// Collects a file's paths, resolved against the module they are written in.
@@ -107,9 +107,6 @@ struct Collector<'a> {
     /// Every module (files and the inline ones of this file) — to tell a relative path that
     /// starts at a child module from one that starts at a local item or another crate.
     modules: &'a BTreeSet<ModPath>,
-    /// The names the file's own `use` items bind (`use crate::report;` → `report`), so that
-    /// `report::table::build()` further down resolves through them.
-    bindings: BTreeMap<String, ModPath>,
     out: FileUses,
 }
 
@@ -127,7 +124,7 @@ impl Collector<'_> {
                 child.push(first.clone());
                 if self.modules.contains(&child) {
                     child
-                } else if let (0, Some(bound)) = (self.inline, self.bindings.get(first)) {
+                } else if let (0, Some(bound)) = (self.inline, self.out.bindings.get(first)) {
                     bound.clone()
                 } else {
                     return None;
@@ -147,28 +144,28 @@ impl Collector<'_> {
     }
 
     /// Flattens a `use` tree into its paths (each `{…}` member its own path; a glob ends at its
-    /// module; `as` renames bind the new name for re-exports).
-    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree, public: bool) {
+    /// module; a name or `as` rename is bound at file level, see [`FileUses::bindings`]).
+    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
         match tree {
             syn::UseTree::Path(p) => {
                 prefix.push(p.ident.to_string());
-                self.use_tree(prefix, &p.tree, public);
+                self.use_tree(prefix, &p.tree);
                 prefix.pop();
             }
             syn::UseTree::Name(n) => {
                 prefix.push(n.ident.to_string());
-                self.use_path(prefix, Some((n.ident.to_string(), public)));
+                self.use_path(prefix, Some(n.ident.to_string()));
                 prefix.pop();
             }
             syn::UseTree::Rename(r) => {
                 prefix.push(r.ident.to_string());
-                self.use_path(prefix, Some((r.rename.to_string(), public)));
+                self.use_path(prefix, Some(r.rename.to_string()));
                 prefix.pop();
             }
             syn::UseTree::Glob(_) => self.use_path(prefix, None),
             syn::UseTree::Group(g) => {
                 for t in &g.items {
-                    self.use_tree(prefix, t, public);
+                    self.use_tree(prefix, t);
                 }
             }
         }
@@ -214,12 +211,12 @@ impl Collector<'_> {
         }
     }
 
-    fn use_path(&mut self, segments: &[String], bound_as: Option<(String, bool)>) {
+    fn use_path(&mut self, segments: &[String], bound_as: Option<String>) {
         if let Some(abs) = self.absolute(segments) {
-            if let (Some((name, _public)), 0) = (bound_as, self.inline) {
-                // Public or not, a child may name it through `super::`: resolved either way.
-                self.out.reexports.insert(name.clone(), abs.clone());
-                self.bindings.insert(name, abs.clone());
+            // Public or not, a child may name it through `super::`, and the file's own paths
+            // may start with it (`use crate::report;` then `report::table::build()`).
+            if let (Some(name), 0) = (bound_as, self.inline) {
+                self.out.bindings.insert(name, abs.clone());
             }
             self.out.paths.push(abs);
         }
@@ -228,8 +225,7 @@ impl Collector<'_> {
 
 impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-        let public = !matches!(u.vis, syn::Visibility::Inherited);
-        self.use_tree(&mut Vec::new(), &u.tree, public);
+        self.use_tree(&mut Vec::new(), &u.tree);
     }
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
@@ -286,7 +282,6 @@ fn parse_uses(text: &str, module: &[String], file_modules: &BTreeSet<ModPath>) -
         scope: module.to_vec(),
         inline: 0,
         modules: &modules,
-        bindings: BTreeMap::new(),
         out: FileUses::default(),
     };
     c.visit_file(&file);
@@ -301,7 +296,7 @@ fn resolve(path: &[String], files: &BTreeMap<ModPath, FileUses>, depth: usize) -
         .map(|n| path[..n].to_vec())
         .find(|p| files.contains_key(p))?;
     if depth < 16 {
-        if let Some(target) = path.get(m.len()).and_then(|n| files[&m].reexports.get(n)) {
+        if let Some(target) = path.get(m.len()).and_then(|n| files[&m].bindings.get(n)) {
             if target.as_slice() != path {
                 let mut next = target.clone();
                 next.extend_from_slice(&path[m.len() + 1..]);
@@ -517,7 +512,7 @@ fn the_checker_sees_every_form_of_path() {
     .collect();
     assert_eq!(joined, want);
     assert_eq!(
-        u.reexports.get("Thing").map(|p| p.join("::")).as_deref(),
+        u.bindings.get("Thing").map(|p| p.join("::")).as_deref(),
         Some("report::charts::length::child::Thing")
     );
 }

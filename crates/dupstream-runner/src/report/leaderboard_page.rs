@@ -42,16 +42,16 @@ pub struct Ranked {
     pub boards: Vec<(String, Board)>,
 }
 
+/// A results directory with its manifest (`null` when it has none).
+fn with_manifest(d: PathBuf) -> (PathBuf, Value) {
+    let m = crate::record::read_json(&d.join("manifest.json")).unwrap_or(Value::Null);
+    (d, m)
+}
+
 /// The latest results directory of each experiment and scale
 /// ([`latest_runs`](super::html::latest_runs)), with its manifest, sorted by path.
 fn latest(dirs: Vec<PathBuf>) -> Vec<(PathBuf, Value)> {
-    let runs: Vec<(PathBuf, Value)> = dirs
-        .into_iter()
-        .map(|d| {
-            let m = crate::record::read_json(&d.join("manifest.json")).unwrap_or(Value::Null);
-            (d, m)
-        })
-        .collect();
+    let runs: Vec<(PathBuf, Value)> = dirs.into_iter().map(with_manifest).collect();
     let pairs: Vec<(&Path, &Value)> = runs.iter().map(|(d, m)| (d.as_path(), m)).collect();
     let superseded = super::html::latest_runs(&pairs);
     let mut out: Vec<(PathBuf, Value)> = runs
@@ -74,13 +74,21 @@ fn canonical(
 ) -> Result<Vec<(PathBuf, Value)>> {
     let base = file.parent().unwrap_or(Path::new("."));
     let key = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-    let listed = super::docs::canonical_runs(file)?;
-    let found_keys: Vec<PathBuf> = found.iter().map(|d| key(d)).collect();
-    let missing: Vec<String> = listed
+    // Each named run: its `experiment = "directory"` line and where it is.
+    let named: Vec<(String, String, PathBuf)> = super::docs::canonical_runs(file)?
+        .into_iter()
+        .map(|(e, d)| {
+            let at = key(&base.join(&e).join(&d));
+            (e, d, at)
+        })
+        .collect();
+    let found: Vec<(PathBuf, PathBuf)> = found.into_iter().map(|d| (key(&d), d)).collect();
+    let missing: Vec<String> = named
         .iter()
-        .filter(|(e, _)| prefix.is_none_or(|p| e.starts_with(p)))
-        .filter(|(e, d)| !found_keys.contains(&key(&base.join(e).join(d))))
-        .map(|(e, d)| format!("{e} = \"{d}\""))
+        .filter(|(e, _, at)| {
+            prefix.is_none_or(|p| e.starts_with(p)) && !found.iter().any(|(k, _)| k == at)
+        })
+        .map(|(e, d, _)| format!("{e} = \"{d}\""))
         .collect();
     if !missing.is_empty() {
         return Err(refuse(format!(
@@ -89,17 +97,10 @@ fn canonical(
             missing.join(", ")
         )));
     }
-    let named: Vec<PathBuf> = listed
-        .into_iter()
-        .map(|(e, d)| key(&base.join(e).join(d)))
-        .collect();
     let mut out: Vec<(PathBuf, Value)> = found
         .into_iter()
-        .filter(|d| named.contains(&key(d)))
-        .map(|d| {
-            let m = crate::record::read_json(&d.join("manifest.json")).unwrap_or(Value::Null);
-            (d, m)
-        })
+        .filter(|(k, _)| named.iter().any(|(_, _, at)| at == k))
+        .map(|(_, d)| with_manifest(d))
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
@@ -227,6 +228,14 @@ fn board_title(b: &Board) -> String {
     )
 }
 
+/// A table's memory columns as header cells.
+fn header_cells(columns: &[String]) -> String {
+    columns
+        .iter()
+        .map(|c| format!("<th>{}</th>", escape(c)))
+        .collect()
+}
+
 /// A board's section: heading, what was scored, the ranking table and the chart.
 fn board_html(i: usize, b: &Board, chart: &str, png: &str) -> String {
     let (experiment, stream, track) = b.heading();
@@ -247,11 +256,7 @@ fn board_html(i: usize, b: &Board, chart: &str, png: &str) -> String {
         out,
         "<div class=\"scroll\"><table class=\"board\">\n<tr><th rowspan=\"2\">rank</th><th rowspan=\"2\">structure</th><th colspan=\"{}\">memory (bits per {per} element)</th><th rowspan=\"2\">mean rank</th></tr>\n<tr>{}</tr>",
         table.columns.len(),
-        table
-            .columns
-            .iter()
-            .map(|c| format!("<th>{}</th>", escape(c)))
-            .collect::<String>()
+        header_cells(&table.columns)
     );
     for row in &table.rows {
         let cells: String = row
@@ -292,11 +297,7 @@ fn board_html(i: usize, b: &Board, chart: &str, png: &str) -> String {
             out,
             "<p>{}</p>\n<div class=\"scroll\"><table class=\"board\">\n<tr><th>structure</th>{}</tr>",
             escape(super::leaderboard::BOUND_NOTE),
-            table
-                .columns
-                .iter()
-                .map(|c| format!("<th>{}</th>", escape(c)))
-                .collect::<String>()
+            header_cells(&table.columns)
         );
         for row in &table.rows {
             let cells: String = row
