@@ -44,6 +44,9 @@ pub struct Cell {
     pub filter: Arc<dyn StructureSpec>,
     /// Display label (`label` key, or the name plus swept parameters).
     pub label: String,
+    /// Its `[[algorithm]]`'s family (`family` key, default the label): near-twins the
+    /// leaderboard counts as one entry.
+    pub family: String,
     /// The configuration: the label plus the values of the keys its `[[algorithm]]` table
     /// sweeps, as written (`BSBF k=2`); equal to `label` when nothing is swept or the label
     /// was generated from the swept values. Charts, comparisons and summaries group by it.
@@ -68,6 +71,9 @@ pub struct Experiment {
     pub scale: u64,
     pub streams: Vec<StreamCase>,
     pub cells: Vec<Cell>,
+    /// The `[grid] memory` sizes, nominal bits in the file's order (the leaderboard's
+    /// columns; a structure's own `memory` may add sizes beyond them).
+    pub memory_grid: Vec<u64>,
     pub checkpoint_every: Option<u64>,
     pub checkpoints: u64,
     /// `[metrics] window` (scaled): also score against the windowed truth.

@@ -3,14 +3,14 @@
 //! - [`rank`]: the latest run of each leaderboard experiment under some directories, and
 //!   its [`boards`]: the one computation behind both renderings, LEADERBOARD.md
 //!   (`dupstream leaderboard`) and the page.
-//! - [`write`](fn@write): `leaderboard/index.html` under a report's root: for each workload
-//!   and track, what was scored, the ranking table (the numbers of LEADERBOARD.md, with the
-//!   tuned setting beside each score) and a Pareto chart ([`board_panel`]), linked from the
-//!   root index.
+//! - [`write`](fn@write): `leaderboard/index.html` under a report's root (the runs, each
+//!   track's summary and transfer table, a link per board) and a page per board,
+//!   `board-N.html`: its front chart first ([`board_panels`]), then its tables (the numbers of
+//!   LEADERBOARD.md), and the numbers behind them as `board-N.csv`.
 
 use super::charts::{self, Panel, Series, Style, XScale, pareto};
-use super::html::{INDEX, escape, figure, href, page};
-use super::leaderboard::{Board, Track, boards};
+use super::html::{INDEX, escape, figure, href, markdown, page};
+use super::leaderboard::{Board, Track, boards, summary};
 use crate::plan::{Registry, refuse};
 use crate::record::ResultsDir;
 use anyhow::{Context, Result};
@@ -35,11 +35,36 @@ pub struct Run {
     pub wall_secs: f64,
 }
 
-/// The runs ranked and their boards, each board with its run's `dir`.
+/// The runs ranked and their boards, each board with its id ([`board_ids`]).
 #[derive(Debug)]
 pub struct Ranked {
     pub runs: Vec<Run>,
     pub boards: Vec<(String, Board)>,
+}
+
+/// Each board's short id: its experiment without the `leaderboard-` prefix, numbered when
+/// an experiment has several boards.
+pub fn board_ids(boards: &[Board]) -> Vec<String> {
+    boards
+        .iter()
+        .map(|b| {
+            let base = b
+                .experiment
+                .strip_prefix("leaderboard-")
+                .unwrap_or(&b.experiment)
+                .to_string();
+            let same: Vec<&Board> = boards
+                .iter()
+                .filter(|o| o.experiment == b.experiment)
+                .collect();
+            if same.len() > 1 {
+                let i = same.iter().position(|o| std::ptr::eq(*o, b)).unwrap_or(0);
+                format!("{base} #{}", i + 1)
+            } else {
+                base
+            }
+        })
+        .collect()
 }
 
 /// A results directory with its manifest (`null` when it has none).
@@ -122,10 +147,8 @@ pub fn rank(
         }
         found.extend(super::html::results_dirs(d)?);
     }
-    let mut ranked = Ranked {
-        runs: Vec::new(),
-        boards: Vec::new(),
-    };
+    let mut runs = Vec::new();
+    let mut all: Vec<Board> = Vec::new();
     let chosen = match canonical_file {
         None => latest(found),
         Some(file) => canonical(found, file, prefix)?,
@@ -135,10 +158,12 @@ pub fn rank(
         if prefix.is_some_and(|p| !name.starts_with(p)) {
             continue;
         }
-        let (exp, rows) = super::load(&ResultsDir::existing(&path), registry)
-            .with_context(|| format!("reading {}", path.display()))?;
+        let dir = ResultsDir::existing(&path);
+        let (exp, rows) =
+            super::load(&dir, registry).with_context(|| format!("reading {}", path.display()))?;
+        let ns = super::cell_ns(&dir).with_context(|| format!("reading {}", path.display()))?;
         let shown = path.display().to_string().replace('\\', "/");
-        ranked.runs.push(Run {
+        runs.push(Run {
             experiment: exp.name.clone(),
             dir: shown.clone(),
             date: m["started_unix"]
@@ -149,187 +174,128 @@ pub fn rank(
             wall_secs: m["wall_secs_total"].as_f64().unwrap_or(f64::NAN),
             path,
         });
-        ranked
-            .boards
-            .extend(boards(&exp, &rows).into_iter().map(|b| (shown.clone(), b)));
+        all.extend(boards(&exp, &rows, &ns));
     }
-    Ok(ranked)
+    let ids = board_ids(&all);
+    Ok(Ranked {
+        runs,
+        boards: ids.into_iter().zip(all).collect(),
+    })
 }
 
-/// A board's Pareto chart: error against bits per element, one series per structure, each
-/// point its tuned setting at one memory size scored on the held-out seeds (the table's
-/// numbers); each structure's own front as a staircase in its colour; on the windowed track,
-/// the sliding-window lower bound ([`pareto::window_bound`]) within the points' range.
-pub fn board_panel(b: &Board) -> Panel {
-    let mut series: Vec<Series> = Vec::new();
-    for e in &b.entries {
-        let point = (e.bits_per_element, e.error_pct);
-        match series.iter_mut().find(|s| s.label == e.structure) {
-            Some(s) => s.points.push(point),
-            None => series.push(Series {
-                label: e.structure.clone(),
-                points: vec![point],
-                band: None,
-            }),
-        }
-    }
-    for s in &mut series {
-        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    }
-    let fronts: Vec<(String, Vec<(f64, f64)>)> = series
-        .iter()
-        .map(|s| (s.label.clone(), pareto::front(&s.points)))
-        .filter(|f| f.1.len() > 1)
-        .collect();
-    let xy: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.clone()).collect();
-    let (lo, hi) = xy
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+/// The families a front chart's panel draws at most.
+pub const PER_PANEL: usize = 8;
+
+/// A board's front charts: total error against measured bits per element on log axes, each
+/// family's tuned point at every size it ran and its front through them, at most
+/// [`PER_PANEL`] families a panel in the board's order; on count windows, Naor & Yogev's
+/// bound within the points' range.
+pub fn board_panels(b: &Board) -> Vec<Panel> {
     let (x_desc, y_desc) = match b.track {
-        Track::SinceStart => ("bits per stream element", "FPR + FNR (%)".to_string()),
+        Track::SinceStart => (
+            "measured bits per distinct key",
+            "FPR + FNR (%)".to_string(),
+        ),
         Track::Windowed => (
-            "bits per window element",
+            "measured bits per window element",
             match b.warmup {
                 Some(w) => format!("windowed FPR + FNR after the warm-up of {w} (%)"),
                 None => "windowed FPR + FNR (%)".to_string(),
             },
         ),
     };
-    Panel {
-        x_scale: if lo > 0.0 && hi / lo >= 4.0 {
-            XScale::Log2
-        } else {
-            XScale::Linear
-        },
-        bound: match b.track {
-            Track::Windowed => pareto::bound_within(&xy),
-            Track::SinceStart => Vec::new(),
-        },
-        series,
-        style: Style::Points,
-        fronts,
-        ..Panel::new(
-            "each structure at its tuned setting, scored on the held-out seeds",
-            x_desc,
-            y_desc,
-        )
-    }
+    let drawn: Vec<&super::leaderboard::FamilyRow> =
+        b.rows.iter().filter(|r| !r.front.is_empty()).collect();
+    let count = drawn.len().div_ceil(PER_PANEL).max(1);
+    drawn
+        .chunks(PER_PANEL)
+        .enumerate()
+        .map(|(i, chunk)| {
+            let series: Vec<Series> = chunk
+                .iter()
+                .map(|r| Series {
+                    label: r.family.clone(),
+                    // Log axes: an error of 0 is drawn at the axis' floor by the renderer.
+                    points: r
+                        .front
+                        .iter()
+                        .map(|e| (e.bits_per_element, e.error_pct))
+                        .collect(),
+                    band: None,
+                })
+                .collect();
+            let fronts: Vec<(String, Vec<(f64, f64)>)> = series
+                .iter()
+                .map(|s| (s.label.clone(), pareto::front(&s.points)))
+                .filter(|f| f.1.len() > 1)
+                .collect();
+            let xy: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.clone()).collect();
+            Panel {
+                x_scale: XScale::Log2,
+                log_y: Some(true),
+                bound: match (b.track, b.window_seconds) {
+                    (Track::Windowed, None) => pareto::bound_within(&xy),
+                    _ => Vec::new(),
+                },
+                series,
+                style: Style::Points,
+                fronts,
+                ..Panel::new(
+                    format!(
+                        "families {}–{} of {} (panel {} of {count})",
+                        i * PER_PANEL + 1,
+                        i * PER_PANEL + chunk.len(),
+                        drawn.len(),
+                        i + 1
+                    ),
+                    x_desc,
+                    y_desc.clone(),
+                )
+            }
+        })
+        .collect()
 }
 
 /// A board's title: the workload and track, then the length and scale as run.
-fn board_title(b: &Board) -> String {
-    let (experiment, stream, track) = b.heading();
+fn board_title(id: &str, b: &Board) -> String {
+    let (_, stream, track) = b.heading();
     let stream: Vec<&str> = stream.split(' ').filter(|t| !t.starts_with("n=")).collect();
     format!(
-        "{experiment}: {} — {track}\nn = {} elements as run — scale 1/{}",
+        "{id}: {} — {track}\nn = {} elements scored — scale 1/{}",
         stream.join(" "),
         charts::thousands(b.n),
         b.scale
     )
 }
 
-/// A table's memory columns as header cells.
-fn header_cells(columns: &[String]) -> String {
-    columns
-        .iter()
-        .map(|c| format!("<th>{}</th>", escape(c)))
-        .collect()
-}
-
-/// A board's section: heading, what was scored, the ranking table and the chart.
-fn board_html(i: usize, b: &Board, chart: &str, png: &str) -> String {
-    let (experiment, stream, track) = b.heading();
-    let table = b.table();
-    let per = match b.track {
-        Track::SinceStart => "stream",
-        Track::Windowed => "window",
-    };
-    let mut out = String::new();
+/// A board's page: the chart first, then its tables and the CSV behind them.
+fn board_page(i: usize, id: &str, b: &Board, chart: &str, png: &str) -> String {
+    let csv = format!("board-{i}.csv");
+    let mut body = format!(
+        "<nav><a href=\"{INDEX}\">leaderboard</a> · <a href=\"../{INDEX}\">all results</a></nav>\n<h1>{}</h1>\n",
+        escape(id)
+    );
+    body.push_str(&figure(chart, Some(png)));
     let _ = writeln!(
-        out,
-        "<h2 id=\"board-{i}\">{}: {} — {track}</h2>\n<p>{} Each cell: error in % (± the 95 % half-width over the scored seeds) and, below it, the setting tuned on the tuning seed; bold: the least error at that memory size.</p>",
-        escape(experiment),
-        escape(stream),
-        escape(&b.description())
+        body,
+        "<p>The numbers behind this page: <a href=\"{csv}\">{csv}</a> (every column entry and every front point, with its setting, memory held, FPR, FNR, confidence half-width and ns per element).</p>"
     );
     let _ = writeln!(
-        out,
-        "<div class=\"scroll\"><table class=\"board\">\n<tr><th rowspan=\"2\">rank</th><th rowspan=\"2\">structure</th><th colspan=\"{}\">memory (bits per {per} element)</th><th rowspan=\"2\">mean rank</th></tr>\n<tr>{}</tr>",
-        table.columns.len(),
-        header_cells(&table.columns)
+        body,
+        "<div class=\"markdown scroll\">{}</div>",
+        markdown(&b.markdown(id))
     );
-    for row in &table.rows {
-        let cells: String = row
-            .cells
-            .iter()
-            .map(|c| match c {
-                None => "<td>—</td>".to_string(),
-                Some(c) => {
-                    let error = if c.best {
-                        format!("<strong>{}</strong>", escape(&c.error))
-                    } else {
-                        escape(&c.error)
-                    };
-                    let ci = c
-                        .ci95
-                        .as_ref()
-                        .map_or(String::new(), |ci| format!(" ± {}", escape(ci)));
-                    let setting = if c.setting.is_empty() {
-                        String::new()
-                    } else {
-                        format!("<br><span class=\"muted\">{}</span>", escape(&c.setting))
-                    };
-                    format!("<td>{error}{ci}{setting}</td>")
-                }
-            })
-            .collect();
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td>{cells}<td>{}</td></tr>",
-            row.place,
-            escape(&row.structure),
-            escape(&row.mean_rank)
-        );
-    }
-    out.push_str("</table></div>\n");
-    if b.track == Track::Windowed {
-        let _ = writeln!(
-            out,
-            "<p>{}</p>\n<div class=\"scroll\"><table class=\"board\">\n<tr><th>structure</th>{}</tr>",
-            escape(super::leaderboard::BOUND_NOTE),
-            header_cells(&table.columns)
-        );
-        for row in &table.rows {
-            let cells: String = row
-                .cells
-                .iter()
-                .map(|c| {
-                    let v = c
-                        .as_ref()
-                        .and_then(|c| c.above_bound.as_deref())
-                        .unwrap_or("—");
-                    format!("<td>{}</td>", escape(v))
-                })
-                .collect();
-            let _ = writeln!(
-                out,
-                "<tr class=\"above-bound\"><td>{}</td>{cells}</tr>",
-                escape(&row.structure)
-            );
-        }
-        out.push_str("</table></div>\n");
-    }
-    out.push_str(&figure(chart, Some(png)));
-    out
+    page(&format!("dupstream leaderboard: {id}"), &body)
 }
 
-/// Writes the leaderboard page of `ranked` and its charts into `<root>/leaderboard/`; the
-/// runs' pages are `<run>/index.html` relative to `root`. Returns the page's path.
+/// Writes the leaderboard's pages of `ranked` into `<root>/leaderboard/`: the index (the
+/// runs, each track's summary and transfer, a link per board) and a page, chart and CSV per
+/// board. The runs' pages are `<run>/index.html` relative to `root`. Returns the index.
 pub fn write(root: &Path, ranked: &Ranked) -> Result<PathBuf> {
     let dir = root.join(DIR);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut body = format!(
-        "<nav><a href=\"../{INDEX}\">all results</a></nav>\n<h1>Leaderboard</h1>\n<p>Every structure at equal memory, with its settings tuned on one seed and scored on the others (the numbers of LEADERBOARD.md, from the runs below). Each chart draws every structure's tuned setting at each memory size, each structure's own front over them and, on the windowed track, Naor &amp; Yogev's lower bound for sliding-window membership. Each run's own page draws every configuration it ran.</p>\n"
+        "<nav><a href=\"../{INDEX}\">all results</a></nav>\n<h1>Leaderboard</h1>\n<p>Every structure at equal measured memory, tuned on streams that are not scored (the numbers of LEADERBOARD.md, from the runs below). Each board has its own page: its front chart, its tables, and the numbers as CSV.</p>\n"
     );
     body.push_str("<div class=\"scroll\"><table>\n<tr><th>experiment</th><th>run</th><th>date</th><th>revision</th><th>scale</th><th>wall time</th></tr>\n");
     for r in &ranked.runs {
@@ -346,32 +312,35 @@ pub fn write(root: &Path, ranked: &Ranked) -> Result<PathBuf> {
             r.wall_secs
         );
     }
-    body.push_str("</table></div>\n");
-    let _ = writeln!(
-        body,
-        "<nav>{}</nav>",
-        ranked
+    body.push_str("</table></div>\n<h2>Boards</h2>\n<ul>\n");
+    for (i, (id, b)) in ranked.boards.iter().enumerate() {
+        let _ = writeln!(
+            body,
+            "<li><a href=\"board-{i}.html\">{}</a> — {}{}</li>",
+            escape(id),
+            escape(b.track.title()),
+            if b.real { ", real trace" } else { "" }
+        );
+    }
+    body.push_str("</ul>\n");
+    for track in [Track::SinceStart, Track::Windowed] {
+        let of: Vec<(String, &Board)> = ranked
             .boards
             .iter()
-            .enumerate()
-            .map(|(i, (_, b))| {
-                let (experiment, stream, track) = b.heading();
-                format!(
-                    "<a href=\"#board-{i}\">{}: {} — {track}</a>",
-                    escape(experiment),
-                    escape(stream)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("<br>\n")
-    );
-    for (i, (_, b)) in ranked.boards.iter().enumerate() {
-        let track = match b.track {
-            Track::SinceStart => "since",
-            Track::Windowed => "window",
-        };
-        let name = charts::file_name(&[&i.to_string(), &b.experiment, track]);
-        let files = charts::render(&dir.join(&name), &board_title(b), &[board_panel(b)])?;
+            .filter(|(_, b)| b.track == track)
+            .map(|(id, b)| (id.clone(), b))
+            .collect();
+        if !of.is_empty() {
+            let _ = writeln!(
+                body,
+                "<div class=\"markdown scroll\">{}</div>",
+                markdown(&summary::markdown(track, &of))
+            );
+        }
+    }
+    for (i, (id, b)) in ranked.boards.iter().enumerate() {
+        let name = format!("board-{i}");
+        let files = charts::render(&dir.join(&name), &board_title(id, b), &board_panels(b))?;
         let file = |ext: &str| {
             files
                 .iter()
@@ -380,7 +349,11 @@ pub fn write(root: &Path, ranked: &Ranked) -> Result<PathBuf> {
                 .map(|f| f.to_string_lossy().into_owned())
                 .unwrap_or_default()
         };
-        body.push_str(&board_html(i, b, &file("svg"), &file("png")));
+        crate::record::atomic_write(&dir.join(format!("{name}.csv")), b.csv().as_bytes())?;
+        crate::record::atomic_write(
+            &dir.join(format!("{name}.html")),
+            board_page(i, id, b, &file("svg"), &file("png")).as_bytes(),
+        )?;
     }
     body.push_str("<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n");
     let path = dir.join(INDEX);

@@ -31,6 +31,53 @@ pub fn within_tolerance(ours_pct: f64, paper_pct: f64) -> bool {
     (ours_pct - paper_pct).abs() <= (0.03 * paper_pct.abs()).max(0.05)
 }
 
+/// Whether `worse` is worse than `better` by a paired, two-sided Student t-test at 95 % over
+/// their replicates (`worse[i]` and `better[i]` measured on the same seed): the mean of the
+/// differences is positive and its t statistic exceeds [`t95`] at `n − 1` degrees of freedom.
+/// Differences without spread separate when their mean is positive (identical seeds, exact
+/// counts). Fewer than two pairs never separate.
+pub fn paired_worse(worse: &[f64], better: &[f64]) -> bool {
+    let d: Vec<f64> = worse.iter().zip(better).map(|(w, b)| w - b).collect();
+    if d.len() < 2 {
+        return false;
+    }
+    let n = d.len() as f64;
+    let mean = d.iter().sum::<f64>() / n;
+    if mean <= 0.0 {
+        return false;
+    }
+    let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    if var == 0.0 {
+        return true;
+    }
+    mean / (var / n).sqrt() > t95(d.len() - 1)
+}
+
+/// Kendall's τ-b between two orderings of the same items (`x[i]` and `y[i]` describe item
+/// `i`), ties in either counted as neither concordant nor discordant. `None` for fewer than
+/// two items or when either side is all ties.
+pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Option<f64> {
+    let n = x.len().min(y.len());
+    let (mut conc, mut disc, mut tie_x, mut tie_y) = (0i64, 0i64, 0i64, 0i64);
+    for i in 0..n {
+        for j in i + 1..n {
+            let dx = x[i].total_cmp(&x[j]);
+            let dy = y[i].total_cmp(&y[j]);
+            use std::cmp::Ordering::Equal;
+            match (dx, dy) {
+                (Equal, Equal) => {}
+                (Equal, _) => tie_x += 1,
+                (_, Equal) => tie_y += 1,
+                (a, b) if a == b => conc += 1,
+                _ => disc += 1,
+            }
+        }
+    }
+    let n1 = (conc + disc + tie_x) as f64;
+    let n2 = (conc + disc + tie_y) as f64;
+    (n1 > 0.0 && n2 > 0.0).then(|| (conc - disc) as f64 / (n1 * n2).sqrt())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,5 +92,38 @@ mod tests {
         assert_eq!(t95(100), 1.96);
         assert!(within_tolerance(10.2, 10.0) && !within_tolerance(10.4, 10.0));
         assert!(within_tolerance(0.04, 0.0) && !within_tolerance(0.06, 0.0));
+    }
+
+    #[test]
+    fn paired_t_separates_only_a_consistent_difference() {
+        // Differences 1, 1.1, 0.9: mean 1, s = 0.1, t = 17.3 > 4.303 (2 df).
+        assert!(paired_worse(&[2.0, 3.1, 4.9], &[1.0, 2.0, 4.0]));
+        // Differences 1, -1, 1: mean 1/3, s = 1.155, t = 0.5.
+        assert!(!paired_worse(&[2.0, 1.0, 5.0], &[1.0, 2.0, 4.0]));
+        // The better one is never worse; one pair is never enough; no spread separates.
+        assert!(!paired_worse(&[1.0, 2.0, 4.0], &[2.0, 3.1, 4.9]));
+        assert!(!paired_worse(&[9.0], &[1.0]));
+        assert!(paired_worse(&[1.0, 1.0], &[0.0, 0.0]));
+        assert!(!paired_worse(&[1.0, 1.0], &[1.0, 1.0]));
+    }
+
+    #[test]
+    fn kendall_tau_b_by_hand() {
+        assert_eq!(
+            kendall_tau_b(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]),
+            Some(1.0)
+        );
+        assert_eq!(
+            kendall_tau_b(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]),
+            Some(-1.0)
+        );
+        // Pairs (12) c, (13) c, (23) d: τ = 1/3.
+        let t = kendall_tau_b(&[1.0, 2.0, 3.0], &[1.0, 3.0, 2.0]).unwrap();
+        assert!((t - 1.0 / 3.0).abs() < 1e-12);
+        // A tie in x: (12) tie_x, (13) c, (23) c: τ_b = 2 / sqrt(2 · 3).
+        let t = kendall_tau_b(&[1.0, 1.0, 2.0], &[1.0, 2.0, 3.0]).unwrap();
+        assert!((t - 2.0 / 6f64.sqrt()).abs() < 1e-12);
+        assert_eq!(kendall_tau_b(&[1.0, 1.0], &[1.0, 2.0]), None);
+        assert_eq!(kendall_tau_b(&[1.0], &[1.0]), None);
     }
 }

@@ -22,8 +22,12 @@ pub struct Algorithm {
     pub config: String,
     /// Its `[[algorithm]]` table (for errors).
     pub span: Range<usize>,
-    /// The grid sizes it is restricted to (`memory` key), if any.
+    /// The sizes it runs at (`memory` key), if any: grid sizes it is restricted to, and
+    /// sizes beyond the grid (an exact baseline at its full cost).
     pub only_memory: Option<Vec<u64>>,
+    /// Its family (`family` key, default the label): near-twins (the same structure, another
+    /// parameter) that the leaderboard counts as one entry, shown by its best member.
+    pub family: String,
     /// The keys written in its table other than `name`, `label` and `memory` (for errors).
     pub keys: Vec<String>,
 }
@@ -34,7 +38,6 @@ pub struct Algorithm {
 pub fn expand(
     src: Source<'_>,
     tables: &[Spanned<toml::Table>],
-    grid: &[u64],
     registry: &Registry,
 ) -> Result<Vec<Algorithm>, ConfigError> {
     if tables.is_empty() {
@@ -50,7 +53,14 @@ pub fn expand(
         let mut table = alg.get_ref().clone();
         let only_memory = match table.remove("memory") {
             None => None,
-            Some(v) => Some(restricted_memory(src, &span, &v, grid)?),
+            Some(v) => Some(restricted_memory(src, &span, &v)?),
+        };
+        let family = match table.remove("family") {
+            None => None,
+            Some(toml::Value::String(f)) if !f.trim().is_empty() => Some(f),
+            Some(_) => {
+                return Err(src.at_key(span.clone(), "family", "must be a non-empty string"));
+            }
         };
         let swept: Vec<String> = table
             .iter()
@@ -103,6 +113,7 @@ pub fn expand(
                 .map_err(|msg| structure_error(src, &span, msg, &combo, registry))?;
             out.push(Algorithm {
                 spec,
+                family: family.clone().unwrap_or_else(|| label.clone()),
                 label,
                 swept: swept_values,
                 config,
@@ -184,7 +195,8 @@ fn structure_error(
 }
 
 /// The cells: for each stream, memory size and structure (in that order), the structure
-/// checked at the scaled size.
+/// checked at the scaled size. The sizes are the grid's, then those beyond it that an
+/// `[[algorithm]]`'s own `memory` names (ascending), run by those structures only.
 pub fn cells(
     src: Source<'_>,
     streams: usize,
@@ -203,13 +215,31 @@ pub fn cells(
                 .unwrap_or_else(|| Arc::clone(&a.spec))
         })
         .collect();
+    let mut beyond: Vec<u64> = algorithms
+        .iter()
+        .flat_map(|a| a.only_memory.iter().flatten().copied())
+        .filter(|m| !grid.contains(m))
+        .collect();
+    beyond.sort_unstable();
+    beyond.dedup();
     for stream in 0..streams {
-        for &mem in grid {
+        for &mem in grid.iter().chain(&beyond) {
             for (a, spec) in algorithms.iter().zip(&scaled) {
-                if a.only_memory.as_ref().is_some_and(|o| !o.contains(&mem)) {
+                let runs_here = match &a.only_memory {
+                    Some(o) => o.contains(&mem),
+                    None => grid.contains(&mem),
+                };
+                if !runs_here {
                     continue;
                 }
                 let bits = mem / scale;
+                if bits == 0 {
+                    return Err(src.at_key(
+                        a.span.clone(),
+                        "memory",
+                        format!("{} is 0 bits at scale 1/{scale}", format_bits(mem)),
+                    ));
+                }
                 spec.memory_bits_for(bits).map_err(|e| {
                     let name = spec.name();
                     let msg = format!("{name} at {} (scaled: {bits} bits): {e}", format_bits(mem));
@@ -221,6 +251,7 @@ pub fn cells(
                     stream,
                     filter: Arc::clone(spec),
                     label: a.label.clone(),
+                    family: a.family.clone(),
                     config: a.config.clone(),
                     swept: a.swept.clone(),
                     memory_bits: bits,
@@ -333,7 +364,6 @@ fn restricted_memory(
     src: Source<'_>,
     span: &Range<usize>,
     value: &toml::Value,
-    grid: &[u64],
 ) -> Result<Vec<u64>, ConfigError> {
     let items: Vec<&toml::Value> = match value {
         toml::Value::Array(a) => a.iter().collect(),
@@ -350,11 +380,11 @@ fn restricted_memory(
         };
         let bits = parse_bits(text)
             .map_err(|e| src.at_key(span.clone(), "memory", format!("bad unit: {e}")))?;
-        if !grid.contains(&bits) {
+        if bits == 0 || out.contains(&bits) {
             return Err(src.at_key(
                 span.clone(),
                 "memory",
-                format!("{text} is not one of [grid] memory"),
+                format!("{text}: each size must be positive and appear once"),
             ));
         }
         out.push(bits);
@@ -385,7 +415,7 @@ mod tests {
             text: &text,
         };
         let grid = [8192, 16384];
-        let algs = expand(src, &raw.algorithm, &grid, &Registry::builtin())?;
+        let algs = expand(src, &raw.algorithm, &Registry::builtin())?;
         cells(src, 2, &grid, &algs, scale)
     }
 
@@ -410,13 +440,32 @@ mod tests {
     }
 
     #[test]
+    fn sizes_beyond_the_grid_run_after_it_and_families_default_to_the_label() {
+        let c = run("[[algorithm]]\nname = \"bloom\"\nk = 2\n[[algorithm]]\nname = \"exact\"\nlabel = \"Exact\"\nfamily = \"Baseline\"\nmemory = [\"2KB\", \"8KB\"]\n", 1).unwrap();
+        let one: Vec<(&str, &str, u64)> = c
+            .iter()
+            .filter(|c| c.stream == 0)
+            .map(|c| (c.label.as_str(), c.family.as_str(), c.memory_nominal_bits))
+            .collect();
+        assert_eq!(
+            one,
+            [
+                ("bloom", "bloom", 8192),
+                ("bloom", "bloom", 16384),
+                ("Exact", "Baseline", 16384),
+                ("Exact", "Baseline", 65536),
+            ]
+        );
+    }
+
+    #[test]
     fn errors_name_the_key() {
         let key = |a: &str| run(a, 1).unwrap_err().key.unwrap();
         let src = Source {
             file: Path::new("a.toml"),
             text: "",
         };
-        let none = expand(src, &[], &[8192], &Registry::builtin()).unwrap_err();
+        let none = expand(src, &[], &Registry::builtin()).unwrap_err();
         assert_eq!(none.key.as_deref(), Some("algorithm"));
         assert_eq!(key("[[algorithm]]\nname = \"nope\"\n"), "name");
         assert_eq!(
@@ -428,8 +477,12 @@ mod tests {
             "label"
         );
         assert_eq!(
-            key("[[algorithm]]\nname = \"bloom\"\nk = 2\nmemory = \"4KB\"\n"),
+            key("[[algorithm]]\nname = \"bloom\"\nk = 2\nmemory = [\"4KB\", \"4096 bytes\"]\n"),
             "memory"
+        );
+        assert_eq!(
+            key("[[algorithm]]\nname = \"bloom\"\nk = 2\nfamily = 3\n"),
+            "family"
         );
         assert_eq!(
             key("[[algorithm]]\nname = \"bloom\"\nk = 2\nmemory = 4\n"),

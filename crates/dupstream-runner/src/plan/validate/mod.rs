@@ -69,7 +69,7 @@ fn validate(
     let (scale, clamped) = grid::clamped_scale(src, scale_override, &raw.run)?;
     let memories = grid::memories(src, &raw.grid.memory, scale)?;
     let streams = streams::expand(src, &raw.stream, raw.grid.seeds.as_deref(), scale, probe)?;
-    let algorithms = algorithms::expand(src, &raw.algorithm, &memories, registry)?;
+    let algorithms = algorithms::expand(src, &raw.algorithm, registry)?;
     let cells = algorithms::cells(src, streams.len(), &memories, &algorithms, scale)?;
     let (checkpoints, checkpoint_every) = grid::checkpoints(src, &raw.metrics, scale)?;
     let window = grid::window(src, &raw.metrics, scale)?;
@@ -109,6 +109,7 @@ fn validate(
         }
     }
     Ok(Experiment {
+        memory_grid: memories.clone(),
         file: src.file.to_path_buf(),
         source: src.text.to_string(),
         name: raw.name,
