@@ -45,6 +45,11 @@ pub struct RawGrid {
     pub memory: Vec<Spanned<String>>,
     #[serde(default)]
     pub seeds: Option<Vec<u64>>,
+    /// A structure that cannot be built at a memory size: `"error"` (the default: the file
+    /// is refused, naming it) or `"skip"` (that cell is left out, with a warning; a
+    /// leaderboard shows no entry there).
+    #[serde(default)]
+    pub unfit: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -203,8 +203,10 @@ pub fn cells(
     grid: &[u64],
     algorithms: &[Algorithm],
     scale: u64,
-) -> Result<Vec<Cell>, ConfigError> {
+    skip_unfit: bool,
+) -> Result<(Vec<Cell>, Vec<String>), ConfigError> {
     let mut cells = Vec::new();
+    let mut skipped: Vec<(String, Vec<String>)> = Vec::new();
     // Parameters tied to the memory's size scale with it (`Structure::scaled_params`).
     let scaled: Vec<_> = algorithms
         .iter()
@@ -240,12 +242,21 @@ pub fn cells(
                         format!("{} is 0 bits at scale 1/{scale}", format_bits(mem)),
                     ));
                 }
-                spec.memory_bits_for(bits).map_err(|e| {
+                if let Err(e) = spec.memory_bits_for(bits) {
+                    if skip_unfit {
+                        let size = format_bits(mem);
+                        match skipped.iter_mut().find(|s| s.0 == a.config) {
+                            Some(s) if !s.1.contains(&size) => s.1.push(size),
+                            Some(_) => {}
+                            None => skipped.push((a.config.clone(), vec![size])),
+                        }
+                        continue;
+                    }
                     let name = spec.name();
                     let msg = format!("{name} at {} (scaled: {bits} bits): {e}", format_bits(mem));
                     let key = mentioned_key(&e, &a.keys).unwrap_or_else(|| "name".into());
-                    src.at_key(a.span.clone(), &key, msg)
-                })?;
+                    return Err(src.at_key(a.span.clone(), &key, msg));
+                }
                 cells.push(Cell {
                     index: cells.len(),
                     stream,
@@ -260,7 +271,17 @@ pub fn cells(
             }
         }
     }
-    Ok(cells)
+    let warnings = skipped
+        .into_iter()
+        .map(|(config, sizes)| {
+            format!(
+                "{}: `{config}` cannot be built at {} ([grid] unfit = \"skip\"): those cells are left out",
+                src.file.display(),
+                sizes.join(", ")
+            )
+        })
+        .collect();
+    Ok((cells, warnings))
 }
 
 /// A label starting with `=`, `+`, `-` or `@` draws a warning: the CSVs hold labels exactly as
@@ -416,7 +437,7 @@ mod tests {
         };
         let grid = [8192, 16384];
         let algs = expand(src, &raw.algorithm, &Registry::builtin())?;
-        cells(src, 2, &grid, &algs, scale)
+        cells(src, 2, &grid, &algs, scale, false).map(|c| c.0)
     }
 
     #[test]
@@ -455,6 +476,29 @@ mod tests {
                 ("Exact", "Baseline", 16384),
                 ("Exact", "Baseline", 65536),
             ]
+        );
+    }
+
+    #[test]
+    fn unfit_cells_are_skipped_with_a_warning_when_asked() {
+        let text = "name = \"a\"\ndescription = \"d\"\n[stream]\nkind = \"uniform\"\nn = 1000\n[grid]\nmemory = [\"1KB\"]\n[[algorithm]]\nname = \"lru_buffering\"\n[[algorithm]]\nname = \"bloom\"\nk = 2\n";
+        let raw: RawExperiment = toml::from_str(text).unwrap();
+        let src = Source {
+            file: Path::new("a.toml"),
+            text,
+        };
+        let algs = expand(src, &raw.algorithm, &Registry::builtin()).unwrap();
+        // At scale 1024, 1KB is 8 bits: too small for LRU buffering, not for a Bloom filter.
+        assert!(cells(src, 1, &[8192], &algs, 1024, false).is_err());
+        let (c, warnings) = cells(src, 1, &[8192], &algs, 1024, true).unwrap();
+        assert_eq!(
+            c.iter().map(|c| c.label.as_str()).collect::<Vec<_>>(),
+            ["bloom"]
+        );
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].contains("`lru_buffering` cannot be built at 1KB"),
+            "{warnings:?}"
         );
     }
 

@@ -70,7 +70,28 @@ fn validate(
     let memories = grid::memories(src, &raw.grid.memory, scale)?;
     let streams = streams::expand(src, &raw.stream, raw.grid.seeds.as_deref(), scale, probe)?;
     let algorithms = algorithms::expand(src, &raw.algorithm, registry)?;
-    let cells = algorithms::cells(src, streams.len(), &memories, &algorithms, scale)?;
+    let skip_unfit = match &raw.grid.unfit {
+        None => false,
+        Some(v) => match v.get_ref().as_str() {
+            "error" => false,
+            "skip" => true,
+            other => {
+                return Err(src.at_offset(
+                    v.span().start,
+                    "grid.unfit",
+                    format!("`{other}` is not one of \"error\", \"skip\""),
+                ));
+            }
+        },
+    };
+    let (cells, skipped) = algorithms::cells(
+        src,
+        streams.len(),
+        &memories,
+        &algorithms,
+        scale,
+        skip_unfit,
+    )?;
     let (checkpoints, checkpoint_every) = grid::checkpoints(src, &raw.metrics, scale)?;
     let window = grid::window(src, &raw.metrics, scale)?;
     let window_seconds = grid::window_seconds(src, &raw.metrics, &streams, scale)?;
@@ -86,7 +107,12 @@ fn validate(
     let (table, charts) = charts::resolve(src, raw.output, &raw.derived)?;
     charts::check_params(src, &charts, &raw.stream, &raw.algorithm)?;
     charts::check_window(src, &charts, window.is_some() || window_seconds.is_some())?;
-    let mut warnings: Vec<String> = clamped.into_iter().chain(moved).chain(short).collect();
+    let mut warnings: Vec<String> = clamped
+        .into_iter()
+        .chain(moved)
+        .chain(short)
+        .chain(skipped)
+        .collect();
     warnings.extend(algorithms::formula_labels(src, &raw.algorithm));
     warnings.extend(algorithms::too_small(src, &cells, scale));
     warnings.extend(streams::few_duplicates(src, &streams, scale, |n| {
