@@ -143,3 +143,23 @@ fn every_dupstream_subcommand_and_flag_the_readme_uses_exists() {
         }
     }
 }
+
+/// Every crate packages both licence texts: each crate's LICENSE-MIT and LICENSE-APACHE read
+/// as the root's (`cargo package` copies what they point to).
+#[test]
+fn every_crate_carries_both_licences() {
+    let root = crate::util::root();
+    for name in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        let text = std::fs::read_to_string(root.join(name)).unwrap();
+        assert!(text.len() > 1000, "{name} holds the licence text");
+        for c in std::fs::read_dir(root.join("crates")).unwrap() {
+            let c = c.unwrap().path();
+            if c.join("Cargo.toml").is_file() {
+                let here = std::fs::read_to_string(c.join(name))
+                    .unwrap_or_else(|e| panic!("{}/{name}: {e}", c.display()));
+                assert_eq!(here, text, "{}/{name}", c.display());
+            }
+        }
+    }
+    assert!(root.join("CITATION.cff").is_file());
+}
