@@ -77,16 +77,13 @@ reproduce-all scale="1": build
     just reproduce-fpsbf
     just reproduce-qht {{scale}}
 
-# The leaderboard: every structure at equal memory, tuned on a held-out seed, on two tracks
-# (since-start and windowed), each file at its own [run] scale unless `scale` is given; then
-# the leaderboard of these runs in target/leaderboard-latest.md (the NASA replay is skipped
-# without its data). LEADERBOARD.md cites the canonical runs: name new ones in
-# results/canonical.toml, then `just leaderboard-doc`.
+# The leaderboard: every structure at equal measured memory, tuned on streams it is not scored on, on two tracks (since-start and windowed), each file at its own [run] scale unless `scale` is given; then the leaderboard of these runs in target/leaderboard-latest.md. A board whose trace is absent is skipped with a message. LEADERBOARD.md cites the canonical runs: name new ones in results/canonical.toml, then `just leaderboard-doc`.
 [group('reproduce')]
 leaderboard scale="": build
     for f in experiments/leaderboard/*.toml; do \
-        if [ "$(basename "$f")" = since-nasa.toml ] && [ ! -f ../shared/data/nasa-http-1995-08-01.tsv ]; then \
-            echo "SKIPPED: $f (../shared/data/nasa-http-1995-08-01.tsv not found)"; continue; \
+        trace=$(sed -n 's/^path = "\(.*\)"$/\1/p' "$f" | head -1); \
+        if [ -n "$trace" ] && [ ! -f "$(dirname "$f")/$trace" ]; then \
+            echo "SKIPPED: $f (its trace $(basename "$trace") is not in ../shared/data; see that directory's README)"; continue; \
         fi; \
         {{bin}} run "$f" {{ if scale == "" { "" } else { "--scale " + scale } }} --quiet {{threads}}; \
     done
