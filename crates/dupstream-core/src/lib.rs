@@ -7,9 +7,10 @@
 //! depends on the structures it is fed to. `dupstream-filters` re-exports [`hash`], [`rng`] and
 //! [`bits`] under its own name, so `dupstream_filters::hash::hash_key` keeps working.
 //!
-//! The workspace's only `unsafe` lives in the [`raw`] module (a prefetch hint and a
-//! huge-page `madvise`), each block with its `SAFETY` argument; every other module here denies
-//! `unsafe`, and every other crate forbids it.
+//! This crate's only `unsafe` lives in the [`raw`] module (a prefetch hint and a huge-page
+//! `madvise`), each block with its `SAFETY` argument; every other module here denies `unsafe`.
+//! The streams and filters crates forbid it; the runner has one `unsafe` module, its counting
+//! global allocator (`execute/heap.rs`).
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

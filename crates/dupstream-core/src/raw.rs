@@ -1,4 +1,4 @@
-//! The workspace's only `unsafe`: memory prefetch hints for the batched step, and the huge-page
+//! This crate's only `unsafe`: memory prefetch hints for the batched step, and the huge-page
 //! hint for large arrays.
 //!
 //! A prefetch is a hint to the CPU's cache hierarchy. It has no architectural effect: it never

@@ -167,6 +167,107 @@ fn raw_csv_is_byte_identical_across_thread_counts() {
     dupstream_ok(&["plot", a.to_str().unwrap()]);
 }
 
+/// Structures whose measured heap differs from what they report (an exact set's empty slots, a
+/// buffer's index, a window's queue), four cells to a thread so that cells share threads.
+const HELD: &str = r#"name = "held"
+description = "measured memory across thread counts"
+
+[stream]
+kind = "uniform"
+n = 100_000
+distinct_fraction = 0.5
+seed = 5
+
+[grid]
+memory = ["2^16 bits", "2^18 bits"]
+
+[metrics]
+checkpoints = 3
+window = 5000
+
+[[algorithm]]
+name = "exact"
+
+[[algorithm]]
+name = "lru_buffering"
+
+[[algorithm]]
+name = "cuckoo"
+
+[[algorithm]]
+name = "bloom"
+k = 2
+
+[[algorithm]]
+name = "exact_window"
+window = 500
+"#;
+
+/// The column of `name` in a CSV header.
+fn column(text: &str, name: &str) -> Vec<String> {
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let i = r.headers().unwrap().iter().position(|h| h == name).unwrap();
+    r.records().map(|rec| rec.unwrap()[i].to_string()).collect()
+}
+
+/// `memory_bits_held` is measured for every row (the structure's own allocations, counted on
+/// its cell's thread), never below a structure's state, never decreasing along a cell, and the
+/// same bytes at one and two threads.
+#[test]
+fn memory_held_is_measured_and_the_same_at_any_thread_count() {
+    let dir = scratch("held");
+    let file = write(&dir, "held.toml", HELD);
+    let outs: Vec<_> = ["1", "2"]
+        .iter()
+        .map(|t| {
+            let out = dir.join(format!("t{t}"));
+            dupstream_ok(&[
+                "run",
+                &file,
+                "--threads",
+                t,
+                "--quiet",
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            out
+        })
+        .collect();
+    let raw = std::fs::read_to_string(outs[0].join("raw.csv")).unwrap();
+    assert!(
+        raw == std::fs::read_to_string(outs[1].join("raw.csv")).unwrap(),
+        "raw.csv differs between --threads 1 and --threads 2"
+    );
+    let held: Vec<u64> = column(&raw, "memory_bits_held")
+        .iter()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let used: Vec<u64> = column(&raw, "memory_bits_used")
+        .iter()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let algorithm = column(&raw, "algorithm");
+    let cell = column(&raw, "cell");
+    assert_eq!(held.len(), 30, "10 cells, 3 checkpoints");
+    for i in 0..held.len() {
+        // Every structure holds at least the state it reports.
+        assert!(
+            held[i] >= used[i],
+            "row {i}: {} holds {} < its reported {}",
+            algorithm[i],
+            held[i],
+            used[i]
+        );
+        if i > 0 && cell[i] == cell[i - 1] {
+            assert!(held[i] >= held[i - 1], "row {i}: the peak decreased");
+        }
+    }
+    let cells = std::fs::read_to_string(outs[0].join("cells.csv")).unwrap();
+    let finals: Vec<String> = column(&cells, "memory_bits_held");
+    assert_eq!(finals.len(), 10);
+    assert!(finals.iter().all(|v| v.parse::<u64>().unwrap() > 0));
+}
+
 #[test]
 fn resume_skips_finished_cells_and_gives_the_same_result() {
     let dir = scratch("resume");

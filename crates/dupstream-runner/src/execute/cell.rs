@@ -3,6 +3,7 @@
 
 use crate::execute::Progress;
 use crate::execute::cancel::Cancel;
+use crate::execute::heap::HeapMeter;
 use crate::execute::truth::Truths;
 use crate::plan::cost::BATCH;
 use crate::plan::seeds::{filter_seed, hash_seed};
@@ -70,11 +71,14 @@ pub fn run(
 ) -> Result<(Vec<RawRow>, CellTiming)> {
     let case = &exp.streams[cell.stream];
     let start = Instant::now();
-    let mut filter = cell
-        .filter
-        .build(cell.memory_bits, filter_seed(case.seed, cell))
-        .map_err(|e| anyhow!(e))
-        .with_context(|| format!("building {} at {} bits", cell.config, cell.memory_bits))?;
+    // The structure's own allocations only (its build and its batches, on this thread) are
+    // counted: what it holds, checked after each batch (`heap.rs`).
+    let (mut filter, mut heap) = HeapMeter::build(|| {
+        cell.filter
+            .build(cell.memory_bits, filter_seed(case.seed, cell))
+    })
+    .map_err(|e| anyhow!(e))
+    .with_context(|| format!("building {} at {} bits", cell.config, cell.memory_bits))?;
     let truth = &truths.since_start;
     let n = truth.len();
     let labels = truth.label_words();
@@ -118,12 +122,13 @@ pub fn run(
             for (h, &k) in hashes[..got].iter_mut().zip(&keys[..got]) {
                 *h = hash_key(k, hseed);
             }
-            match stream {
+            heap.step(|| match stream {
                 Elements::Keys(_) => filter.step_batch(&hashes[..got], &mut verdicts[..got]),
                 Elements::Timed(_) => {
                     filter.step_batch_at(&hashes[..got], &times[..got], &mut verdicts[..got])
                 }
-            }
+            });
+            heap.check();
             // Packed once, scored against each truth.
             pack(&verdicts[..got], &mut packed);
             tally(labels, pos, &packed, got, &mut counts);
@@ -134,7 +139,8 @@ pub fn run(
             bar.inc(got as u64);
             progress.inc(got as u64);
         }
-        let row = RawRow::measured(exp, cell, filter.as_ref(), n, pos, counts);
+        let held = heap.peak_bits();
+        let row = RawRow::measured(exp, cell, filter.as_ref(), held, n, pos, counts);
         rows.push(match window {
             Some((w, _)) => RawRow {
                 window_seconds: exp.window_seconds,

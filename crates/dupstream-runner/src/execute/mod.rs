@@ -4,6 +4,8 @@
 
 pub mod cancel;
 pub mod cell;
+#[allow(unsafe_code)]
+pub mod heap;
 pub mod progress;
 pub mod truth;
 

@@ -33,6 +33,12 @@ pub struct RawRow {
     pub memory_nominal_bits: u64,
     pub memory_bits_budget: u64,
     pub memory_bits_used: u64,
+    /// The heap the structure measurably holds, in bits: the peak so far of the bytes its
+    /// build and its batches allocated and did not free, its own value included (the runner's
+    /// counting allocator, `execute/heap.rs`). Empty in files written before the column
+    /// existed.
+    #[serde(default)]
+    pub memory_bits_held: Option<u64>,
     pub scale: u64,
     pub stream: String,
     pub n_nominal: u64,
@@ -93,12 +99,14 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<f64>>
 }
 
 impl RawRow {
-    /// A measured row from a structure's state and the cumulative counts `[TN, FP, FN, TP]`
-    /// at `position` of a stream of `n` elements.
+    /// A measured row from a structure's state, the heap it has held at most so far
+    /// (`held_bits`) and the cumulative counts `[TN, FP, FN, TP]` at `position` of a stream of
+    /// `n` elements.
     pub fn measured(
         exp: &Experiment,
         cell: &Cell,
         filter: &dyn DuplicateFilter,
+        held_bits: u64,
         n: u64,
         position: u64,
         counts: [u64; 4],
@@ -122,6 +130,7 @@ impl RawRow {
             memory_nominal_bits: cell.memory_nominal_bits,
             memory_bits_budget: cell.memory_bits,
             memory_bits_used: filter.memory_bits(),
+            memory_bits_held: Some(held_bits),
             scale: exp.scale,
             stream: case.label(),
             n_nominal: case.nominal.declared_len().unwrap_or(n),
@@ -344,6 +353,7 @@ pub fn test_row(label: &str, cell: usize, fpr: f64, fnr: f64) -> RawRow {
         memory_nominal_bits: 8192,
         memory_bits_budget: 8192,
         memory_bits_used: 8192,
+        memory_bits_held: None,
         scale: 1,
         stream: "uniform".into(),
         n_nominal: 1000,

@@ -82,6 +82,10 @@ pub struct CellRow {
     pub memory: String,
     pub memory_nominal_bits: u64,
     pub memory_bits: u64,
+    /// The heap the structure held at most, in bits (see [`RawRow::memory_bits_held`]; empty
+    /// for cells computed before it was measured).
+    #[serde(default)]
+    pub memory_bits_held: Option<u64>,
     pub bits_per_distinct: Option<f64>,
     pub scale: u64,
     pub stream: String,
@@ -116,6 +120,7 @@ pub fn cell_rows(rows: &[RawRow], timings: &[CellTiming]) -> Vec<CellRow> {
                 memory: r.memory.clone(),
                 memory_nominal_bits: r.memory_nominal_bits,
                 memory_bits: r.memory_bits(),
+                memory_bits_held: r.memory_bits_held,
                 bits_per_distinct: r.bits_per_distinct(),
                 scale: r.scale,
                 stream: r.stream.clone(),

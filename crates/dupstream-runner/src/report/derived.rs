@@ -82,6 +82,7 @@ pub fn compute(specs: &[DerivedSpec], rows: &[RawRow], cells: usize) -> Vec<RawR
                     r.occupancy = ra.occupancy;
                     r.occupancy_kind = ra.occupancy_kind.clone();
                     r.memory_bits_used = ra.memory_bits_used;
+                    r.memory_bits_held = ra.memory_bits_held;
                     r.k = ra.k;
                 }
                 DerivedKind::Difference => {
