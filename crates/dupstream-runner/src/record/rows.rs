@@ -88,9 +88,6 @@ pub struct RawRow {
         deserialize_with = "present"
     )]
     pub w_fnr: Option<Option<f64>>,
-    /// Bits the structure held, measured (placeholder until the measurement lands).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory_bits_held: Option<u64>,
 }
 
 /// A column that is present (possibly empty): `Some(value)`.
@@ -149,7 +146,6 @@ impl RawRow {
             occupancy_kind: occ.kind.as_str().to_string(),
             occupancy: occ.value,
             window: None,
-            memory_bits_held: None,
             window_seconds: None,
             w_duplicates: None,
             w_fp: None,
@@ -371,7 +367,6 @@ pub fn test_row(label: &str, cell: usize, fpr: f64, fnr: f64) -> RawRow {
         fnr: Some(fnr),
         occupancy_kind: "load".into(),
         occupancy: 0.5,
-        memory_bits_held: None,
         window: None,
         window_seconds: None,
         w_duplicates: None,
