@@ -25,6 +25,11 @@ fn default_v() -> f64 {
     deng::DEFAULT_V
 }
 
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
 /// A stream, as written in experiment files (`kind = "uniform"`, ...).
 ///
 /// Build one in code or deserialize it (TOML / JSON); [`validate`](Self::validate) checks every
@@ -125,7 +130,12 @@ pub enum StreamSpec {
         /// What to do with malformed lines (default `fail`).
         #[serde(default)]
         bad_lines: BadLinePolicy,
-        /// Stop after this many keys.
+        /// Skip the first `offset` keys (counted after `bad_lines`: a skipped line is not a
+        /// key), before `limit` applies. Default 0. An offset that leaves no key is an error
+        /// when the stream is read.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        offset: u64,
+        /// Stop after this many keys (after the offset).
         #[serde(default)]
         limit: Option<u64>,
     },
@@ -355,7 +365,7 @@ impl StreamSpec {
     }
 
     /// The stream length, `None` for a replay without `limit` (with `limit`, an upper bound:
-    /// the file may hold fewer keys).
+    /// the file may hold fewer keys past the `offset`).
     pub fn declared_len(&self) -> Option<u64> {
         match *self {
             Self::Uniform { n, .. }
@@ -485,6 +495,7 @@ impl StreamSpec {
             header,
             fingerprint_seed,
             bad_lines,
+            offset,
             limit,
         } = *self
         else {
@@ -497,6 +508,7 @@ impl StreamSpec {
             header,
             fingerprint_seed,
             bad_lines,
+            offset,
             limit,
         ))
     }
@@ -553,6 +565,7 @@ impl StreamSpec {
                 header,
                 fingerprint_seed,
                 bad_lines,
+                offset,
                 limit,
             } => {
                 let mut s = format!("replay {} format={}", path.display(), format.as_str());
@@ -566,6 +579,9 @@ impl StreamSpec {
                     " fingerprint_seed={fingerprint_seed} bad_lines={}",
                     bad_lines.as_str()
                 );
+                if *offset > 0 {
+                    s += &format!(" offset={offset}");
+                }
                 if let Some(l) = limit {
                     s += &format!(" limit={l}");
                 }

@@ -85,6 +85,7 @@ fn same_keys_across_threads() {
         header: false,
         fingerprint_seed: 3,
         bad_lines: BadLinePolicy::Fail,
+        offset: 0,
         limit: None,
     });
     let reference: Vec<Vec<u64>> = specs.iter().map(|s| collect_keys(s).unwrap()).collect();

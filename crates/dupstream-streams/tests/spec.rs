@@ -51,6 +51,7 @@ fn toml_specs_parse_with_defaults() {
             header: true,
             fingerprint_seed: 0,
             bad_lines: BadLinePolicy::Skip,
+            offset: 0,
             limit: None,
         }
     );
@@ -243,6 +244,7 @@ fn scaled_keeps_the_distinct_fraction() {
         header: false,
         fingerprint_seed: 0,
         bad_lines: BadLinePolicy::Fail,
+        offset: 0,
         limit: None,
     };
     assert_eq!(r.scaled(10), r);
