@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::deng::{self, DengStream};
+use crate::drift::ZipfDriftStream;
 use crate::error::ensure;
 use crate::replay::{self, BadLinePolicy, ReplayFormat, ReplayStream};
 use crate::shuffled::{ShuffledStream, shuffled_distinct};
@@ -71,6 +72,25 @@ pub enum StreamSpec {
         universe: u64,
         /// Exponent `s ≥ 0` (`P(rank r) ∝ r^{−s}`).
         s: f64,
+        /// Generator seed.
+        #[serde(default)]
+        seed: u64,
+    },
+    /// Zipf draws whose popularity drifts: the rank-to-key mapping moves by `shift` ranks every
+    /// `period` elements, so the hot set is gradually replaced by new keys; see
+    /// [`crate::drift`].
+    ZipfDrift {
+        /// Stream length `N`.
+        n: u64,
+        /// Number of ranks `U`: keys are `0..U`.
+        universe: u64,
+        /// Exponent `s ≥ 0` (`P(rank r) ∝ r^{−s}`).
+        s: f64,
+        /// Elements between two shifts of the mapping (at least 1).
+        period: u64,
+        /// Ranks the mapping moves per period (`0 ≤ shift < U`; 0 is a plain Zipf stream with
+        /// its keys renamed).
+        shift: u64,
         /// Generator seed.
         #[serde(default)]
         seed: u64,
@@ -173,6 +193,7 @@ impl StreamSpec {
             Self::Uniform { .. } => "uniform",
             Self::Shuffled { .. } => "shuffled",
             Self::Zipf { .. } => "zipf",
+            Self::ZipfDrift { .. } => "zipf_drift",
             Self::DengPoisson { .. } => "deng_poisson",
             Self::DengBModel { .. } => "deng_b_model",
             Self::Replay { .. } => "replay",
@@ -297,6 +318,38 @@ impl StreamSpec {
                     "must be finite and >= 0",
                 )?;
             }
+            Self::ZipfDrift {
+                n,
+                universe,
+                s,
+                period,
+                shift,
+                ..
+            } => {
+                check_n(n)?;
+                ensure(
+                    (1..=MAX_ZIPF_UNIVERSE).contains(&universe),
+                    kind,
+                    "universe",
+                    universe,
+                    "must be between 1 and 2^53",
+                )?;
+                ensure(
+                    s.is_finite() && s >= 0.0,
+                    kind,
+                    "s",
+                    s,
+                    "must be finite and >= 0",
+                )?;
+                ensure(period >= 1, kind, "period", period, "must be at least 1")?;
+                ensure(
+                    shift < universe,
+                    kind,
+                    "shift",
+                    shift,
+                    &format!("must be less than U = {universe} (a shift of U ranks is none)"),
+                )?;
+            }
             Self::DengPoisson { n, lambda, u, .. } => {
                 check_n(n)?;
                 ensure(
@@ -371,6 +424,7 @@ impl StreamSpec {
             Self::Uniform { n, .. }
             | Self::Shuffled { n, .. }
             | Self::Zipf { n, .. }
+            | Self::ZipfDrift { n, .. }
             | Self::DengPoisson { n, .. }
             | Self::DengBModel { n, .. } => Some(n),
             Self::Replay { limit, .. } => limit,
@@ -378,7 +432,8 @@ impl StreamSpec {
     }
 
     /// Size of the bounded universe the keys are drawn from (`0..U`), if the stream declares
-    /// one: uniform (given or solved `U`), shuffled (its `D` distinct keys) and Zipf.
+    /// one: uniform (given or solved `U`), shuffled (its `D` distinct keys), Zipf and drifting
+    /// Zipf.
     pub fn universe(&self) -> Option<u64> {
         match *self {
             Self::Uniform {
@@ -395,7 +450,7 @@ impl StreamSpec {
                 distinct_fraction,
                 ..
             } => Some(shuffled_distinct(n, distinct_fraction)),
-            Self::Zipf { universe, .. } => Some(universe),
+            Self::Zipf { universe, .. } | Self::ZipfDrift { universe, .. } => Some(universe),
             _ => None,
         }
     }
@@ -420,7 +475,10 @@ impl StreamSpec {
     /// A smaller version of the stream for quick runs: `n` and the universe divided by `f`
     /// (at least 1), keeping `N/U` and hence the distinct fraction. For the Deng streams the
     /// renaming mean `u` is divided too (at least 1), which keeps the ratio of frequent arrivals
-    /// to `u` and so the duplicate structure; `λ`, `b`, `l`, `v` are kept. Replay is unchanged.
+    /// to `u` and so the duplicate structure; `λ`, `b`, `l`, `v` are kept. A drifting Zipf
+    /// stream's `period` is divided too (at least 1) and its `shift` kept: the scaled stream
+    /// has as many periods, and its mapping moves as many ranks over the whole stream, so the
+    /// hot ranks are replaced as often. Replay is unchanged.
     /// `f <= 1` returns the spec unchanged.
     pub fn scaled(&self, f: u64) -> StreamSpec {
         if f <= 1 {
@@ -439,6 +497,16 @@ impl StreamSpec {
             Self::Zipf { n, universe, .. } => {
                 *n = div(*n);
                 *universe = div(*universe);
+            }
+            Self::ZipfDrift {
+                n,
+                universe,
+                period,
+                ..
+            } => {
+                *n = div(*n);
+                *universe = div(*universe);
+                *period = div(*period);
             }
             Self::DengPoisson { n, u, .. } | Self::DengBModel { n, u, .. } => {
                 *n = div(*n);
@@ -469,6 +537,14 @@ impl StreamSpec {
                 s,
                 seed,
             } => Box::new(ZipfStream::new(n, universe, s, seed)),
+            Self::ZipfDrift {
+                n,
+                universe,
+                s,
+                period,
+                shift,
+                seed,
+            } => Box::new(ZipfDriftStream::new(n, universe, s, period, shift, seed)),
             Self::DengPoisson { n, lambda, u, seed } => {
                 Box::new(DengStream::poisson(n, lambda, u, seed))
             }
@@ -543,6 +619,16 @@ impl StreamSpec {
                 s,
                 seed,
             } => format!("zipf n={n} U={universe} s={s} seed={seed}"),
+            Self::ZipfDrift {
+                n,
+                universe,
+                s,
+                period,
+                shift,
+                seed,
+            } => format!(
+                "zipf_drift n={n} U={universe} s={s} period={period} shift={shift} seed={seed}"
+            ),
             Self::DengPoisson { n, lambda, u, seed } => {
                 format!("deng_poisson n={n} lambda={lambda} u={u} seed={seed}")
             }

@@ -322,6 +322,38 @@ mod tests {
     }
 
     #[test]
+    fn a_drifting_zipf_stream_scales_and_names_its_bad_keys() {
+        let ok = "kind = \"zipf_drift\"\nn = 1000\nuniverse = 100\ns = 1.0\nperiod = 50\nshift = [0, 7]";
+        let s = streams(ok, Some(&[1, 2]), 10).unwrap();
+        assert_eq!(s.len(), 4);
+        assert_eq!(
+            s[2].spec,
+            StreamSpec::ZipfDrift {
+                n: 100,
+                universe: 10,
+                s: 1.0,
+                period: 5,
+                shift: 7,
+                seed: 1
+            }
+        );
+        assert_eq!(
+            s[2].label(),
+            "zipf_drift n=1000 period=50 s=1.0 shift=7 universe=100"
+        );
+        let e = streams(&ok.replace("[0, 7]", "100"), None, 1).unwrap_err();
+        assert_eq!((e.key.as_deref(), e.line), (Some("shift"), Some(13)));
+        // A shift the scaled universe no longer holds.
+        let e = streams(&ok.replace("[0, 7]", "10"), None, 10).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("shift"));
+        assert!(e.message.contains("after --scale 10"), "{}", e.message);
+        let e = streams(&ok.replace("period = 50", "period = 0"), None, 1).unwrap_err();
+        assert_eq!((e.key.as_deref(), e.line), (Some("period"), Some(12)));
+        let e = streams(&ok.replace("period = 50", "periods = 50"), None, 1).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("periods"));
+    }
+
+    #[test]
     fn bad_streams_name_their_key_and_line() {
         let e = streams(
             "kind = \"uniform\"\nn = 1000\ndistinct_fraction = 0.5",
