@@ -172,8 +172,7 @@ fn check_replay(path: &Path, format: ReplayFormat, opts: u8) {
         return;
     }
     let keys = collect_keys(&spec);
-    if let (Ok(keys), StreamSpec::Replay { offset: 2, .. }) = (&keys, &spec)
-    {
+    if let (Ok(keys), StreamSpec::Replay { offset: 2, .. }) = (&keys, &spec) {
         let mut whole = spec.clone();
         if let StreamSpec::Replay { offset, limit, .. } = &mut whole {
             *offset = 0;

@@ -200,8 +200,12 @@ mod tests {
             }
         }
         // Seeded: another seed, another permutation.
-        let a: Vec<u64> = (0..100).map(|x| Permutation::new(100, 1).apply(x)).collect();
-        let b: Vec<u64> = (0..100).map(|x| Permutation::new(100, 2).apply(x)).collect();
+        let a: Vec<u64> = (0..100)
+            .map(|x| Permutation::new(100, 1).apply(x))
+            .collect();
+        let b: Vec<u64> = (0..100)
+            .map(|x| Permutation::new(100, 2).apply(x))
+            .collect();
         assert_ne!(a, b);
     }
 
@@ -256,10 +260,7 @@ mod tests {
             let key = p.apply((rank + u - (k * shift) % u) % u);
             let c = window.iter().filter(|&&x| x == key).count() as f64;
             let pr = ((rank + 1) as f64).powf(-s) / h;
-            let (mean, sd) = (
-                period as f64 * pr,
-                (period as f64 * pr * (1.0 - pr)).sqrt(),
-            );
+            let (mean, sd) = (period as f64 * pr, (period as f64 * pr * (1.0 - pr)).sqrt());
             assert!(
                 (c - mean).abs() < 5.0 * sd,
                 "rank {rank}: {c} against {mean:.0} ± {sd:.0}"
@@ -288,9 +289,8 @@ mod tests {
         let mut hot: Vec<(u64, u64)> = counts.into_iter().map(|(k, c)| (c, k)).collect();
         hot.sort_unstable_by(|a, b| b.cmp(a));
         let hot: Vec<u64> = hot[..10].iter().map(|&(_, k)| k).collect();
-        let share = |k: u64| {
-            in_period(k).iter().filter(|x| hot.contains(x)).count() as f64 / period as f64
-        };
+        let share =
+            |k: u64| in_period(k).iter().filter(|x| hot.contains(x)).count() as f64 / period as f64;
         let first = share(0);
         assert!((0.27..0.33).contains(&first), "{first}");
         // Ranks 5000..5009 of H_10000 ≈ 9.79: 10 / (5000 · 9.79) ≈ 0.0002.
@@ -302,9 +302,18 @@ mod tests {
 
     #[test]
     fn the_same_seed_gives_the_same_stream() {
-        let a = draw(&mut ZipfDriftStream::new(10_000, 300, 1.2, 50, 3, 9), 10_000);
-        let b = draw(&mut ZipfDriftStream::new(10_000, 300, 1.2, 50, 3, 9), 10_000);
-        let c = draw(&mut ZipfDriftStream::new(10_000, 300, 1.2, 50, 3, 10), 10_000);
+        let a = draw(
+            &mut ZipfDriftStream::new(10_000, 300, 1.2, 50, 3, 9),
+            10_000,
+        );
+        let b = draw(
+            &mut ZipfDriftStream::new(10_000, 300, 1.2, 50, 3, 9),
+            10_000,
+        );
+        let c = draw(
+            &mut ZipfDriftStream::new(10_000, 300, 1.2, 50, 3, 10),
+            10_000,
+        );
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert!(a.iter().all(|&k| k < 300));

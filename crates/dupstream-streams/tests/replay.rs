@@ -331,7 +331,11 @@ fn offset_and_limit_cut_windows_of_the_keys() {
     halves.extend(collect_keys(&window(&base, 5, Some(5))).unwrap());
     assert_eq!(halves, collect_keys(&base).unwrap());
     // Described and labelled.
-    assert!(window(&base, 3, Some(2)).describe().ends_with(" offset=3 limit=2"));
+    assert!(
+        window(&base, 3, Some(2))
+            .describe()
+            .ends_with(" offset=3 limit=2")
+    );
     assert!(!base.describe().contains("offset"));
 }
 
@@ -346,7 +350,9 @@ fn an_offset_past_the_end_is_an_error_when_read() {
         spec.validate().unwrap();
         let err = collect_keys(&spec).unwrap_err().to_string();
         assert!(
-            err.contains(&format!("`offset` = {off} leaves no key: the file ends after 3 keys")),
+            err.contains(&format!(
+                "`offset` = {off} leaves no key: the file ends after 3 keys"
+            )),
             "{err}"
         );
         let err = GroundTruth::compute(&spec).unwrap_err().to_string();

@@ -431,7 +431,10 @@ mod tests {
             generate_ns: 30.0,
             cell_ns: 31.0,
         };
-        assert_eq!(stream_cost_in(&[table[0], measured], "zipf_drift"), measured);
+        assert_eq!(
+            stream_cost_in(&[table[0], measured], "zipf_drift"),
+            measured
+        );
     }
 
     #[test]
