@@ -342,3 +342,28 @@ fn an_offset_skips_the_prefix_times_too() {
     let err = past.fill_timed(&mut kb, &mut tb).unwrap_err().to_string();
     assert!(err.contains("leaves no key"), "{err}");
 }
+
+/// The NASA log's own times with an offset: the window's keys and times are the whole log's
+/// from that key on.
+#[test]
+fn nasa_log_times_with_an_offset() {
+    let Some(path) = nasa_tsv() else { return };
+    let spec = |offset, limit| StreamSpec::Replay {
+        path: path.clone(),
+        format: ReplayFormat::Tsv,
+        column: Some("url".into()),
+        header: true,
+        fingerprint_seed: 0,
+        bad_lines: BadLinePolicy::Fail,
+        offset,
+        limit,
+    };
+    let time = TimeSpec::Log {
+        column: Some("time".into()),
+    };
+    let (keys, times) = all_times(&mut *open_timed(&spec(0, None), &time, 1).unwrap());
+    let (k, t) = all_times(&mut *open_timed(&spec(15_000, Some(5_000)), &time, 1).unwrap());
+    assert_eq!(k, keys[15_000..20_000]);
+    assert_eq!(t, times[15_000..20_000]);
+    assert!(t[0] > times[0]);
+}
