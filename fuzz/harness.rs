@@ -111,8 +111,9 @@ pub fn experiment(data: &[u8]) -> bool {
 }
 
 /// A replay file in `format` whose options come from the first byte (header, bad-line
-/// policy, key column): the keys and the ground truth both fail or agree on the length; the
-/// skipped-line report is consistent; under `fail` nothing is skipped.
+/// policy, key column, limit, offset): the keys and the ground truth both fail or agree on the
+/// length; the skipped-line report is consistent; under `fail` nothing is skipped; an offset's
+/// keys are the whole file's from the offset on, or an error when it leaves none.
 pub fn replay(format: ReplayFormat, data: &[u8]) {
     let Some((&opts, body)) = data.split_first() else {
         return;
@@ -164,12 +165,23 @@ fn check_replay(path: &Path, format: ReplayFormat, opts: u8) {
         header: opts & 2 != 0,
         fingerprint_seed: u64::from(opts),
         bad_lines,
+        offset: if opts & 0x20 != 0 { 2 } else { 0 },
         limit: (opts & 0x40 != 0).then_some(3),
     };
     if spec.validate().is_err() {
         return;
     }
     let keys = collect_keys(&spec);
+    if let (Ok(keys), StreamSpec::Replay { offset: 2, .. }) = (&keys, &spec) {
+        let mut whole = spec.clone();
+        if let StreamSpec::Replay { offset, limit, .. } = &mut whole {
+            *offset = 0;
+            *limit = limit.map(|l| l + 2);
+        }
+        let whole = collect_keys(&whole).expect("the same lines read without the offset");
+        assert!(whole.len() > 2, "an offset leaving no key gave a stream");
+        assert_eq!(keys[..], whole[2..], "offset window");
+    }
     let truth = GroundTruth::compute(&spec);
     match (keys, truth) {
         (Ok(keys), Ok(truth)) => {

@@ -229,6 +229,14 @@ fn main() {
             format!("kind = \"zipf\"\nn = {N}\nuniverse = {N}\ns = 1.0\nseed = 1"),
         ),
         (
+            "zipf_drift",
+            format!(
+                "kind = \"zipf_drift\"\nn = {N}\nuniverse = {N}\ns = 1.0\nperiod = {}\nshift = {}\nseed = 1",
+                N / 100,
+                N / 1000
+            ),
+        ),
+        (
             "deng_poisson",
             format!("kind = \"deng_poisson\"\nn = {N}\nlambda = 0.1\nu = 1000.0\nseed = 1"),
         ),

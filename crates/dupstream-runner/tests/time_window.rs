@@ -307,3 +307,34 @@ fn bad_time_specs_name_their_line_and_key() {
         );
     }
 }
+
+/// A replayed log's own times with an `offset`: the skipped keys' times go with them, so the
+/// truths and the mean elements per window are those of the lines kept.
+#[test]
+fn a_replay_offset_skips_its_log_times_too() {
+    let dir = scratch("time-window-offset");
+    // Skipped: a@0 b@1. Kept: a@1000 b@1001 a@1002 c@1003 a@1004, whose repeats (within 8 s
+    // and since the start alike) are a@1002 and a@1004; with the prefix a@1000 and b@1001
+    // would repeat too.
+    std::fs::write(
+        dir.join("log.csv"),
+        "t,url\n0,a\n1,b\n1000,a\n1001,b\n1002,a\n1003,c\n1004,a\n",
+    )
+    .unwrap();
+    let text = "name = \"offset-log\"\ndescription = \"d\"\n[stream]\nkind = \"replay\"\npath = \"log.csv\"\nformat = \"csv\"\nheader = true\ncolumn = \"url\"\noffset = 2\ntime = { process = \"log\", column = \"t\" }\n[grid]\nmemory = [\"1KB\"]\n[[algorithm]]\nname = \"exact\"\n[metrics]\ncheckpoints = 1\nwindow_seconds = 8.0\n";
+    let (rows, run_toml) = run(&dir, text, &[]);
+    assert!(run_toml.contains("offset = 2"), "{run_toml}");
+    let last = rows.last().unwrap();
+    assert_eq!((last.n, last.position), (5, 5));
+    assert!(last.stream.contains("offset=2"), "{}", last.stream);
+    assert_eq!(last.duplicates, 2);
+    assert_eq!(last.w_duplicates, Some(2));
+    assert_eq!(
+        (last.fp, last.fn_, last.w_fp, last.w_fn),
+        (0, 0, Some(0), Some(0))
+    );
+    assert_eq!(last.window_seconds, Some(8.0));
+    // (n − 1)·T / (t_last − t_first) = 4 · 8 / 4 on the kept times; 6 · 8 / 1004 with the
+    // prefix's.
+    assert_eq!(last.window, Some(8));
+}

@@ -42,6 +42,15 @@ fn spec(kind: &str) -> StreamSpec {
             s: 1.1,
             seed: 1,
         },
+        // The same Zipf law, its mapping moving 1 % of the universe every 1 % of the stream.
+        "zipf_drift_s1.1" => StreamSpec::ZipfDrift {
+            n,
+            universe: n / 10,
+            s: 1.1,
+            period: n / 100,
+            shift: n / 1000,
+            seed: 1,
+        },
         "deng_poisson" => StreamSpec::DengPoisson {
             n,
             lambda: 0.5,
@@ -62,7 +71,7 @@ fn spec(kind: &str) -> StreamSpec {
 }
 
 /// Generating the whole stream through `fill` with a 4096-key buffer.
-#[divan::bench(args = ["uniform_d0.15", "uniform_d0.9", "zipf_s1.1", "deng_poisson", "deng_b_model"], sample_count = 3, sample_size = 1)]
+#[divan::bench(args = ["uniform_d0.15", "uniform_d0.9", "zipf_s1.1", "zipf_drift_s1.1", "deng_poisson", "deng_b_model"], sample_count = 3, sample_size = 1)]
 fn generate(bencher: Bencher, kind: &str) {
     let spec = spec(kind);
     bencher.counter(ItemsCount::new(n())).bench(|| {

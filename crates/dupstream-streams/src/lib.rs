@@ -10,6 +10,7 @@
 //! |---|---|---|
 //! | `uniform` | uniform over a finite universe (Bera et al., journal §3.1) | [`uniform`] |
 //! | `zipf` | Zipf over a finite universe | [`uniform`] |
+//! | `zipf_drift` | Zipf whose rank-to-key mapping shifts over time (the hot set drifts) | [`drift`] |
 //! | `deng_poisson`, `deng_b_model` | Deng & Rafiei's synthetic model (SBF paper §5.1, Fig. 6) | [`deng`] |
 //! | `replay` | a real stream from a file (lines, TSV, CSV, Common Log Format; plain or gzip) | [`replay`] |
 //!
@@ -30,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod deng;
+pub mod drift;
 mod error;
 mod labels;
 pub mod replay;

@@ -19,6 +19,12 @@
 //!   key is the URL, the second word of the quoted request (the protocol may be missing, as in
 //!   HTTP/0.9 requests).
 //!
+//! `offset` skips the first keys of the file and `limit` stops after as many keys: the
+//! stream is keys `offset + 1 ..= offset + limit` of the file, counted after the bad-line
+//! policy (a skipped line is not a key). An offset that leaves no key is an error at the first
+//! read. With the file's own times ([`ReplayStream::timed`]), the times of the skipped keys are
+//! skipped with them: the first element's time is that of key `offset + 1`.
+//!
 //! `column` is a header name (needs `header = true`) or a 0-based field index; `tsv` and `csv`
 //! default to field 0. With `header = true` the first line is a header and is not a key (for
 //! any format). A line with no key (too few fields, an empty key, an unparsable request, an
@@ -305,6 +311,10 @@ pub struct ReplayStream {
     seed: u64,
     policy: BadLinePolicy,
     limit: u64,
+    /// Keys still to skip before the first one emitted (`offset`).
+    offset_left: u64,
+    /// The `offset` as given.
+    offset: u64,
     emitted: u64,
     line_no: u64,
     skipped: u64,
@@ -341,7 +351,10 @@ impl std::fmt::Debug for ReplayStream {
 }
 
 impl ReplayStream {
-    /// Opens the file and positions after the header.
+    /// Opens the file and positions after the header. The first `offset` keys (counted after
+    /// the bad-line policy: a skipped line is not a key) are read and dropped; then at most
+    /// `limit` keys are emitted. A file that ends before a key past the offset is an error
+    /// ([`Error::Malformed`], at the first read), never an empty stream.
     #[allow(clippy::too_many_arguments)]
     pub fn open(
         path: &Path,
@@ -350,6 +363,7 @@ impl ReplayStream {
         header: bool,
         fingerprint_seed: u64,
         bad_lines: BadLinePolicy,
+        offset: u64,
         limit: Option<u64>,
     ) -> Result<Self> {
         let (reader, col, line_no) = probe(path, format, column, header)?;
@@ -362,6 +376,8 @@ impl ReplayStream {
             seed: fingerprint_seed,
             policy: bad_lines,
             limit: limit.unwrap_or(u64::MAX),
+            offset_left: offset,
+            offset,
             emitted: 0,
             line_no,
             skipped: 0,
@@ -509,6 +525,22 @@ impl ReplayStream {
                 })?;
             if read == 0 {
                 self.done = true;
+                if self.offset > 0 && self.emitted == 0 {
+                    return Err(Error::Malformed {
+                        path: self.path.clone(),
+                        line: self.line_no,
+                        reason: format!(
+                            "`offset` = {} leaves no key: the file ends after {} keys{}",
+                            self.offset,
+                            self.offset - self.offset_left,
+                            if self.skipped > 0 {
+                                format!(" ({} malformed lines skipped)", self.skipped)
+                            } else {
+                                String::new()
+                            }
+                        ),
+                    });
+                }
                 return Ok(None);
             }
             self.line_no += 1;
@@ -517,6 +549,7 @@ impl ReplayStream {
                 _ => Ok((h, 0.0)),
             });
             match element {
+                Ok(_) if self.offset_left > 0 => self.offset_left -= 1,
                 Ok(e) => {
                     self.emitted += 1;
                     return Ok(Some(e));

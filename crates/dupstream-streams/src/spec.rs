@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::deng::{self, DengStream};
+use crate::drift::ZipfDriftStream;
 use crate::error::ensure;
 use crate::replay::{self, BadLinePolicy, ReplayFormat, ReplayStream};
 use crate::shuffled::{ShuffledStream, shuffled_distinct};
@@ -23,6 +24,11 @@ fn default_deng_n() -> u64 {
 
 fn default_v() -> f64 {
     deng::DEFAULT_V
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 /// A stream, as written in experiment files (`kind = "uniform"`, ...).
@@ -66,6 +72,25 @@ pub enum StreamSpec {
         universe: u64,
         /// Exponent `s ≥ 0` (`P(rank r) ∝ r^{−s}`).
         s: f64,
+        /// Generator seed.
+        #[serde(default)]
+        seed: u64,
+    },
+    /// Zipf draws whose popularity drifts: the rank-to-key mapping moves by `shift` ranks every
+    /// `period` elements, so the hot set is gradually replaced by new keys; see
+    /// [`crate::drift`].
+    ZipfDrift {
+        /// Stream length `N`.
+        n: u64,
+        /// Number of ranks `U`: keys are `0..U`.
+        universe: u64,
+        /// Exponent `s ≥ 0` (`P(rank r) ∝ r^{−s}`).
+        s: f64,
+        /// Elements between two shifts of the mapping (at least 1).
+        period: u64,
+        /// Ranks the mapping moves per period (`0 ≤ shift < U`; 0 is a plain Zipf stream with
+        /// its keys renamed).
+        shift: u64,
         /// Generator seed.
         #[serde(default)]
         seed: u64,
@@ -125,7 +150,12 @@ pub enum StreamSpec {
         /// What to do with malformed lines (default `fail`).
         #[serde(default)]
         bad_lines: BadLinePolicy,
-        /// Stop after this many keys.
+        /// Skip the first `offset` keys (counted after `bad_lines`: a skipped line is not a
+        /// key), before `limit` applies. Default 0. An offset that leaves no key is an error
+        /// when the stream is read.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        offset: u64,
+        /// Stop after this many keys (after the offset).
         #[serde(default)]
         limit: Option<u64>,
     },
@@ -163,6 +193,7 @@ impl StreamSpec {
             Self::Uniform { .. } => "uniform",
             Self::Shuffled { .. } => "shuffled",
             Self::Zipf { .. } => "zipf",
+            Self::ZipfDrift { .. } => "zipf_drift",
             Self::DengPoisson { .. } => "deng_poisson",
             Self::DengBModel { .. } => "deng_b_model",
             Self::Replay { .. } => "replay",
@@ -287,6 +318,38 @@ impl StreamSpec {
                     "must be finite and >= 0",
                 )?;
             }
+            Self::ZipfDrift {
+                n,
+                universe,
+                s,
+                period,
+                shift,
+                ..
+            } => {
+                check_n(n)?;
+                ensure(
+                    (1..=MAX_ZIPF_UNIVERSE).contains(&universe),
+                    kind,
+                    "universe",
+                    universe,
+                    "must be between 1 and 2^53",
+                )?;
+                ensure(
+                    s.is_finite() && s >= 0.0,
+                    kind,
+                    "s",
+                    s,
+                    "must be finite and >= 0",
+                )?;
+                ensure(period >= 1, kind, "period", period, "must be at least 1")?;
+                ensure(
+                    shift < universe,
+                    kind,
+                    "shift",
+                    shift,
+                    &format!("must be less than U = {universe} (a shift of U ranks is none)"),
+                )?;
+            }
             Self::DengPoisson { n, lambda, u, .. } => {
                 check_n(n)?;
                 ensure(
@@ -355,12 +418,13 @@ impl StreamSpec {
     }
 
     /// The stream length, `None` for a replay without `limit` (with `limit`, an upper bound:
-    /// the file may hold fewer keys).
+    /// the file may hold fewer keys past the `offset`).
     pub fn declared_len(&self) -> Option<u64> {
         match *self {
             Self::Uniform { n, .. }
             | Self::Shuffled { n, .. }
             | Self::Zipf { n, .. }
+            | Self::ZipfDrift { n, .. }
             | Self::DengPoisson { n, .. }
             | Self::DengBModel { n, .. } => Some(n),
             Self::Replay { limit, .. } => limit,
@@ -368,7 +432,8 @@ impl StreamSpec {
     }
 
     /// Size of the bounded universe the keys are drawn from (`0..U`), if the stream declares
-    /// one: uniform (given or solved `U`), shuffled (its `D` distinct keys) and Zipf.
+    /// one: uniform (given or solved `U`), shuffled (its `D` distinct keys), Zipf and drifting
+    /// Zipf.
     pub fn universe(&self) -> Option<u64> {
         match *self {
             Self::Uniform {
@@ -385,7 +450,7 @@ impl StreamSpec {
                 distinct_fraction,
                 ..
             } => Some(shuffled_distinct(n, distinct_fraction)),
-            Self::Zipf { universe, .. } => Some(universe),
+            Self::Zipf { universe, .. } | Self::ZipfDrift { universe, .. } => Some(universe),
             _ => None,
         }
     }
@@ -410,7 +475,10 @@ impl StreamSpec {
     /// A smaller version of the stream for quick runs: `n` and the universe divided by `f`
     /// (at least 1), keeping `N/U` and hence the distinct fraction. For the Deng streams the
     /// renaming mean `u` is divided too (at least 1), which keeps the ratio of frequent arrivals
-    /// to `u` and so the duplicate structure; `λ`, `b`, `l`, `v` are kept. Replay is unchanged.
+    /// to `u` and so the duplicate structure; `λ`, `b`, `l`, `v` are kept. A drifting Zipf
+    /// stream's `period` is divided too (at least 1) and its `shift` kept: the scaled stream
+    /// has as many periods, and its mapping moves as many ranks over the whole stream, so the
+    /// hot ranks are replaced as often. Replay is unchanged.
     /// `f <= 1` returns the spec unchanged.
     pub fn scaled(&self, f: u64) -> StreamSpec {
         if f <= 1 {
@@ -429,6 +497,16 @@ impl StreamSpec {
             Self::Zipf { n, universe, .. } => {
                 *n = div(*n);
                 *universe = div(*universe);
+            }
+            Self::ZipfDrift {
+                n,
+                universe,
+                period,
+                ..
+            } => {
+                *n = div(*n);
+                *universe = div(*universe);
+                *period = div(*period);
             }
             Self::DengPoisson { n, u, .. } | Self::DengBModel { n, u, .. } => {
                 *n = div(*n);
@@ -459,6 +537,14 @@ impl StreamSpec {
                 s,
                 seed,
             } => Box::new(ZipfStream::new(n, universe, s, seed)),
+            Self::ZipfDrift {
+                n,
+                universe,
+                s,
+                period,
+                shift,
+                seed,
+            } => Box::new(ZipfDriftStream::new(n, universe, s, period, shift, seed)),
             Self::DengPoisson { n, lambda, u, seed } => {
                 Box::new(DengStream::poisson(n, lambda, u, seed))
             }
@@ -485,6 +571,7 @@ impl StreamSpec {
             header,
             fingerprint_seed,
             bad_lines,
+            offset,
             limit,
         } = *self
         else {
@@ -497,6 +584,7 @@ impl StreamSpec {
             header,
             fingerprint_seed,
             bad_lines,
+            offset,
             limit,
         ))
     }
@@ -531,6 +619,16 @@ impl StreamSpec {
                 s,
                 seed,
             } => format!("zipf n={n} U={universe} s={s} seed={seed}"),
+            Self::ZipfDrift {
+                n,
+                universe,
+                s,
+                period,
+                shift,
+                seed,
+            } => format!(
+                "zipf_drift n={n} U={universe} s={s} period={period} shift={shift} seed={seed}"
+            ),
             Self::DengPoisson { n, lambda, u, seed } => {
                 format!("deng_poisson n={n} lambda={lambda} u={u} seed={seed}")
             }
@@ -553,6 +651,7 @@ impl StreamSpec {
                 header,
                 fingerprint_seed,
                 bad_lines,
+                offset,
                 limit,
             } => {
                 let mut s = format!("replay {} format={}", path.display(), format.as_str());
@@ -566,6 +665,9 @@ impl StreamSpec {
                     " fingerprint_seed={fingerprint_seed} bad_lines={}",
                     bad_lines.as_str()
                 );
+                if *offset > 0 {
+                    s += &format!(" offset={offset}");
+                }
                 if let Some(l) = limit {
                     s += &format!(" limit={l}");
                 }

@@ -24,8 +24,8 @@ pub use dupstream_core::universe::{expected_distinct_fraction, universe_for_dist
 
 /// Sub-stream of [`filter_rng`] used by the uniform stream.
 const UNIFORM_STREAM: u64 = 0x756e_6966;
-/// Sub-stream of [`filter_rng`] used by the Zipf stream.
-const ZIPF_STREAM: u64 = 0x7a69_7066;
+/// Sub-stream of [`filter_rng`] used by the Zipf stream (and the drifting one's ranks).
+pub(crate) const ZIPF_STREAM: u64 = 0x7a69_7066;
 
 /// Uniform draws from `0..universe`.
 #[derive(Debug)]

@@ -23,6 +23,14 @@ fn generated_specs() -> Vec<StreamSpec> {
             s: 1.0,
             seed: 7,
         },
+        StreamSpec::ZipfDrift {
+            n: 100_000,
+            universe: 5_000,
+            s: 1.0,
+            period: 1_000,
+            shift: 50,
+            seed: 7,
+        },
         StreamSpec::DengPoisson {
             n: 200_000,
             lambda: 0.3,
@@ -61,6 +69,7 @@ fn different_seeds_differ() {
             StreamSpec::Uniform { seed, .. }
             | StreamSpec::Shuffled { seed, .. }
             | StreamSpec::Zipf { seed, .. }
+            | StreamSpec::ZipfDrift { seed, .. }
             | StreamSpec::DengPoisson { seed, .. }
             | StreamSpec::DengBModel { seed, .. } => *seed += 1,
             StreamSpec::Replay { .. } => unreachable!(),
@@ -85,6 +94,7 @@ fn same_keys_across_threads() {
         header: false,
         fingerprint_seed: 3,
         bad_lines: BadLinePolicy::Fail,
+        offset: 0,
         limit: None,
     });
     let reference: Vec<Vec<u64>> = specs.iter().map(|s| collect_keys(s).unwrap()).collect();

@@ -20,6 +20,7 @@ fn replay(
         header,
         fingerprint_seed: 0,
         bad_lines: BadLinePolicy::Fail,
+        offset: 0,
         limit: None,
     }
 }
@@ -281,4 +282,92 @@ fn skipped_line_numbers_keep_only_the_first_few() {
     assert_eq!(t.stats().skipped_lines, 10);
     // SKIPPED_LINES_KEPT = 5: the first five, not the last.
     assert_eq!(t.stats().first_skipped_lines, vec![2, 4, 6, 8, 10]);
+}
+
+fn window(spec: &StreamSpec, off: u64, lim: Option<u64>) -> StreamSpec {
+    let mut spec = spec.clone();
+    if let StreamSpec::Replay { offset, limit, .. } = &mut spec {
+        *offset = off;
+        *limit = lim;
+    }
+    spec
+}
+
+#[test]
+fn offset_and_limit_cut_windows_of_the_keys() {
+    // Ten keys a..j, a bad line (no second field) after the third: under `skip` it is not a
+    // key, so it shifts nothing.
+    let f = TempFile::new(
+        "window.tsv",
+        b"h\tk\n1\ta\n2\tb\n3\tc\nbad\n4\td\n5\te\n6\tf\n7\tg\n8\th\n9\ti\n10\tj\n",
+    );
+    let base = with_policy(
+        replay(f.path(), ReplayFormat::Tsv, Some("k"), true),
+        BadLinePolicy::Skip,
+    );
+    let fp = |k: &str| fingerprint(k.as_bytes(), 0);
+    let want = |s: &str| s.split(' ').map(fp).collect::<Vec<_>>();
+    assert_eq!(collect_keys(&base).unwrap(), want("a b c d e f g h i j"));
+    for (off, lim, expected) in [
+        (0, Some(3), "a b c"),
+        (3, Some(3), "d e f"),
+        (3, None, "d e f g h i j"),
+        (8, Some(5), "i j"),
+        (9, Some(1), "j"),
+        (2, Some(2), "c d"),
+    ] {
+        let spec = window(&base, off, lim);
+        spec.validate().unwrap();
+        assert_eq!(
+            collect_keys(&spec).unwrap(),
+            want(expected),
+            "offset {off} limit {lim:?}"
+        );
+        let truth = GroundTruth::compute(&spec).unwrap();
+        assert_eq!(truth.len(), want(expected).len() as u64);
+    }
+    // Two halves make the whole.
+    let mut halves = collect_keys(&window(&base, 0, Some(5))).unwrap();
+    halves.extend(collect_keys(&window(&base, 5, Some(5))).unwrap());
+    assert_eq!(halves, collect_keys(&base).unwrap());
+    // Described and labelled.
+    assert!(
+        window(&base, 3, Some(2))
+            .describe()
+            .ends_with(" offset=3 limit=2")
+    );
+    assert!(!base.describe().contains("offset"));
+}
+
+#[test]
+fn an_offset_past_the_end_is_an_error_when_read() {
+    let f = TempFile::new("short.txt", b"a\nb\nc\n");
+    let base = replay(f.path(), ReplayFormat::Lines, None, false);
+    for off in [3, 4, 1000] {
+        let spec = window(&base, off, Some(2));
+        // Checked without reading the file: the error comes when the stream is read (the
+        // ground truth, the first thing a run does).
+        spec.validate().unwrap();
+        let err = collect_keys(&spec).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!(
+                "`offset` = {off} leaves no key: the file ends after 3 keys"
+            )),
+            "{err}"
+        );
+        let err = GroundTruth::compute(&spec).unwrap_err().to_string();
+        assert!(err.contains("leaves no key"), "{err}");
+    }
+    assert_eq!(collect_keys(&window(&base, 2, None)).unwrap().len(), 1);
+}
+
+#[test]
+fn offset_counts_keys_after_the_nasa_header() {
+    let Some(path) = nasa_tsv() else { return };
+    let base = replay(&path, ReplayFormat::Tsv, Some("url"), true);
+    let all = collect_keys(&base).unwrap();
+    let tail = collect_keys(&window(&base, 30_000, None)).unwrap();
+    assert_eq!(tail, all[30_000..]);
+    let mid = collect_keys(&window(&base, 15_000, Some(100))).unwrap();
+    assert_eq!(mid, all[15_000..15_100]);
 }

@@ -51,6 +51,7 @@ fn toml_specs_parse_with_defaults() {
             header: true,
             fingerprint_seed: 0,
             bad_lines: BadLinePolicy::Skip,
+            offset: 0,
             limit: None,
         }
     );
@@ -148,6 +149,18 @@ fn invalid_specs_are_rejected_with_one_clear_line() {
         "s",
         ">= 0",
     );
+    let drift = |universe, period, shift| StreamSpec::ZipfDrift {
+        n: 10,
+        universe,
+        s: 1.0,
+        period,
+        shift,
+        seed: 0,
+    };
+    invalid(drift(0, 1, 0), "universe", "2^53");
+    invalid(drift(10, 0, 1), "period", "at least 1");
+    invalid(drift(10, 5, 10), "shift", "less than U = 10");
+    drift(10, 5, 9).validate().unwrap();
     invalid(
         StreamSpec::DengPoisson {
             n: 10,
@@ -223,6 +236,36 @@ fn scaled_keeps_the_distinct_fraction() {
     }
     .scaled(10);
     assert_eq!((z.declared_len(), z.universe()), (Some(100), Some(50)));
+    // A drifting Zipf stream: n, U and the period divided, the shift kept.
+    let zd = StreamSpec::ZipfDrift {
+        n: 1000,
+        universe: 500,
+        s: 1.0,
+        period: 30,
+        shift: 7,
+        seed: 2,
+    };
+    assert_eq!(
+        zd.scaled(10),
+        StreamSpec::ZipfDrift {
+            n: 100,
+            universe: 50,
+            s: 1.0,
+            period: 3,
+            shift: 7,
+            seed: 2,
+        }
+    );
+    assert_eq!(
+        zd.describe(),
+        "zipf_drift n=1000 U=500 s=1 period=30 shift=7 seed=2"
+    );
+    let parsed: StreamSpec = toml::from_str(
+        "kind = \"zipf_drift\"\nn = 1000\nuniverse = 500\ns = 1.0\nperiod = 30\nshift = 7\nseed = 2",
+    )
+    .unwrap();
+    assert_eq!(parsed, zd);
+    assert_eq!(parsed.kind(), "zipf_drift");
     let d = StreamSpec::deng_fig6_b_model(0.7, 1e4, 0).scaled(16);
     assert_eq!(
         d,
@@ -243,6 +286,7 @@ fn scaled_keeps_the_distinct_fraction() {
         header: false,
         fingerprint_seed: 0,
         bad_lines: BadLinePolicy::Fail,
+        offset: 0,
         limit: None,
     };
     assert_eq!(r.scaled(10), r);

@@ -241,6 +241,7 @@ fn bad_time_specs_name_their_field() {
         header: false,
         fingerprint_seed: 0,
         bad_lines: BadLinePolicy::Fail,
+        offset: 0,
         limit: None,
     };
     assert!(TimeSpec::Log { column: None }.validate(&lines).is_err());
@@ -253,6 +254,7 @@ fn bad_time_specs_name_their_field() {
         header: false,
         fingerprint_seed: 0,
         bad_lines: BadLinePolicy::Skip,
+        offset: 0,
         limit: None,
     };
     assert_eq!(
@@ -277,6 +279,7 @@ fn nasa_log_times_label_a_time_window() {
         header: true,
         fingerprint_seed: 0,
         bad_lines: BadLinePolicy::Fail,
+        offset: 0,
         limit: None,
     };
     let time = TimeSpec::Log {
@@ -298,4 +301,69 @@ fn nasa_log_times_label_a_time_window() {
     let in_memory = WindowTruth::from_timed_keys(&keys, &times, None, 60.0, None).unwrap();
     assert_eq!(streamed.label_words(), in_memory.label_words());
     assert!(streamed.stats().duplicates > 0);
+}
+
+/// A replay's `offset` skips the times of the skipped keys with them: the timed stream is the
+/// untimed one's keys, each with its own line's time.
+#[test]
+fn an_offset_skips_the_prefix_times_too() {
+    let f = crate::common::TempFile::new(
+        "offset-times.csv",
+        b"t,url\n10,/a\n11,/b\n12,/a\n13,/c\n14,/b\n15,/d\n",
+    );
+    let spec = |offset, limit| StreamSpec::Replay {
+        path: f.path().to_path_buf(),
+        format: ReplayFormat::Csv,
+        column: Some("url".into()),
+        header: true,
+        fingerprint_seed: 0,
+        bad_lines: BadLinePolicy::Fail,
+        offset,
+        limit,
+    };
+    let time = TimeSpec::Log {
+        column: Some("t".into()),
+    };
+    let (all_keys, all) = all_times(&mut *open_timed(&spec(0, None), &time, 1).unwrap());
+    assert_eq!(all, vec![10.0, 11.0, 12.0, 13.0, 14.0, 15.0]);
+    let s = spec(2, Some(3));
+    time.validate(&s).unwrap();
+    let (keys, times) = all_times(&mut *open_timed(&s, &time, 1).unwrap());
+    assert_eq!(times, vec![12.0, 13.0, 14.0]);
+    assert_eq!(keys, all_keys[2..5]);
+    assert_eq!(keys, collect_keys(&s).unwrap());
+    // /a at 12 s and /b at 14 s repeat keys of the skipped prefix, which the window's truth
+    // never sees: no duplicate.
+    let w = WindowTruth::from_timed_keys(&keys, &times, None, 100.0, None).unwrap();
+    assert_eq!(w.stats().duplicates, 0);
+    // Past the end, timed or not: an error, not an empty stream.
+    let mut past = open_timed(&spec(6, None), &time, 1).unwrap();
+    let (mut kb, mut tb) = ([0u64; 4], [0f64; 4]);
+    let err = past.fill_timed(&mut kb, &mut tb).unwrap_err().to_string();
+    assert!(err.contains("leaves no key"), "{err}");
+}
+
+/// The NASA log's own times with an offset: the window's keys and times are the whole log's
+/// from that key on.
+#[test]
+fn nasa_log_times_with_an_offset() {
+    let Some(path) = nasa_tsv() else { return };
+    let spec = |offset, limit| StreamSpec::Replay {
+        path: path.clone(),
+        format: ReplayFormat::Tsv,
+        column: Some("url".into()),
+        header: true,
+        fingerprint_seed: 0,
+        bad_lines: BadLinePolicy::Fail,
+        offset,
+        limit,
+    };
+    let time = TimeSpec::Log {
+        column: Some("time".into()),
+    };
+    let (keys, times) = all_times(&mut *open_timed(&spec(0, None), &time, 1).unwrap());
+    let (k, t) = all_times(&mut *open_timed(&spec(15_000, Some(5_000)), &time, 1).unwrap());
+    assert_eq!(k, keys[15_000..20_000]);
+    assert_eq!(t, times[15_000..20_000]);
+    assert!(t[0] > times[0]);
 }

@@ -84,6 +84,14 @@ fn bitmap_and_hash_set_oracles_agree_on_streams() {
             s: 1.1,
             seed: 2,
         },
+        StreamSpec::ZipfDrift {
+            n: 300_000,
+            universe: 100_000,
+            s: 1.1,
+            period: 10_000,
+            shift: 1_000,
+            seed: 2,
+        },
     ] {
         let a = GroundTruth::compute_with(&spec, Some(Oracle::Bitmap)).unwrap();
         let b = GroundTruth::compute_with(&spec, Some(Oracle::HashSet)).unwrap();

@@ -132,6 +132,7 @@ d - - [01/Aug/1995:00:01:03 -0400] \"GET /x\" 200 1\n";
             false,
             0,
             BadLinePolicy::Fail,
+            0,
             None,
         )
         .unwrap()
@@ -157,6 +158,7 @@ d - - [01/Aug/1995:00:01:03 -0400] \"GET /x\" 200 1\n";
             true,
             0,
             policy,
+            0,
             None,
         )
         .unwrap()
@@ -188,6 +190,7 @@ fn nasa_log_times() {
         true,
         0,
         BadLinePolicy::Fail,
+        0,
         None,
     )
     .unwrap()

@@ -22,11 +22,25 @@ pub struct StreamCase {
     pub time: Option<TimeSpec>,
     /// The arrival process as written.
     pub time_nominal: Option<TimeSpec>,
+    /// Whether this is the tuning seed's stream of a `[tuning]` section: `[stream]` with the
+    /// section's fields replaced, standing in for the stream of [`StreamCase::board_label`]
+    /// when a structure's setting is chosen.
+    pub tuning: bool,
+    /// For a tuning stream, the label of the `[stream]` stream it tunes for; `None` otherwise.
+    pub tunes_for: Option<String>,
 }
 
 impl StreamCase {
+    /// The label of the stream this case is scored as: [`StreamCase::label`] for an ordinary
+    /// stream; for a tuning stream ([`StreamCase::tuning`]) the label of the `[stream]`
+    /// stream it tunes for (the other seeds' streams of the same combination of swept values).
+    pub fn board_label(&self) -> String {
+        self.tunes_for.clone().unwrap_or_else(|| self.label())
+    }
+
     /// The stream's label for tables and charts ([`stream_label`]), with its arrival process
-    /// as written when it has one (`time=mmpp time_burst_rate=8000 …`).
+    /// as written when it has one (`time=mmpp time_burst_rate=8000 …`): the stream actually
+    /// run, a tuning stream's own (`raw.csv`'s `stream`).
     pub fn label(&self) -> String {
         let mut label = stream_label(&self.nominal);
         if let Some(t) = &self.time_nominal {

@@ -16,6 +16,9 @@ pub struct RawExperiment {
     #[serde(default)]
     pub reference: Option<RawReference>,
     pub stream: Spanned<toml::Table>,
+    /// A held-out stream for the tuning seed (see [`RawTuning`]).
+    #[serde(default)]
+    pub tuning: Option<RawTuning>,
     pub grid: RawGrid,
     pub algorithm: Vec<Spanned<toml::Table>>,
     #[serde(default)]
@@ -27,6 +30,17 @@ pub struct RawExperiment {
     /// Series computed from measured ones (see [`crate::report::derived`]).
     #[serde(default)]
     pub derived: Vec<DerivedSpec>,
+}
+
+/// `[tuning]`: the tuning seed's stream (the first of `[grid] seeds`) is `[stream]` with these
+/// fields replaced, so that a structure's setting is chosen on other data than it is scored
+/// on (a real trace replays the same keys for every seed): `stream = { offset = 0, limit =
+/// 38059 }` beside `[stream] offset = 38059, limit = 38059`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTuning {
+    /// `[stream]` fields and their values for the tuning seed's stream.
+    pub stream: Spanned<toml::Table>,
 }
 
 /// Where the paper's own numbers are.

@@ -502,8 +502,9 @@ pub fn run_toml(exp: &Experiment, reference_name: Option<&str>) -> Result<String
 }
 
 /// `run_toml` text (written for an experiment file in `from`) with a replayed file's relative
-/// `[stream] path` (or each of a swept array of them) made relative to the directory `to`;
-/// text without one is returned unchanged. Absolute paths are kept.
+/// `[stream] path` (or each of a swept array of them), and `[tuning] stream`'s `path`, made
+/// relative to the directory `to`; text without one is returned unchanged. Absolute paths are
+/// kept.
 pub fn rebase_replay_paths(text: &str, from: &Path, to: &Path) -> Result<String> {
     let header: String = text
         .split_inclusive('\n')
@@ -514,6 +515,9 @@ pub fn rebase_replay_paths(text: &str, from: &Path, to: &Path) -> Result<String>
         return Ok(text.to_string());
     };
     let replay = stream.get("kind").and_then(|v| v.as_str()) == Some("replay");
+    if !replay {
+        return Ok(text.to_string());
+    }
     let rebase = |v: &mut toml::Value| {
         if let toml::Value::String(p) = v {
             if Path::new(p.as_str()).is_relative() {
@@ -522,10 +526,22 @@ pub fn rebase_replay_paths(text: &str, from: &Path, to: &Path) -> Result<String>
             }
         }
     };
+    let mut changed = false;
     match stream.get_mut("path") {
-        Some(toml::Value::Array(paths)) if replay => paths.iter_mut().for_each(rebase),
-        Some(path) if replay => rebase(path),
-        _ => return Ok(text.to_string()),
+        Some(toml::Value::Array(paths)) => paths.iter_mut().for_each(rebase),
+        Some(path) => rebase(path),
+        None => {}
+    }
+    changed |= stream.contains_key("path");
+    if let Some(toml::Value::Table(tuning)) = doc.get_mut("tuning")
+        && let Some(toml::Value::Table(t)) = tuning.get_mut("stream")
+        && let Some(path) = t.get_mut("path")
+    {
+        rebase(path);
+        changed = true;
+    }
+    if !changed {
+        return Ok(text.to_string());
     }
     Ok(format!("{header}{}", toml::to_string(&doc)?))
 }

@@ -68,7 +68,15 @@ fn validate(
     grid::name(src, &raw.name)?;
     let (scale, clamped) = grid::clamped_scale(src, scale_override, &raw.run)?;
     let memories = grid::memories(src, &raw.grid.memory, scale)?;
-    let streams = streams::expand(src, &raw.stream, raw.grid.seeds.as_deref(), scale, probe)?;
+    let tuning = raw.tuning.as_ref().map(|t| &t.stream);
+    let streams = streams::expand(
+        src,
+        &raw.stream,
+        tuning,
+        raw.grid.seeds.as_deref(),
+        scale,
+        probe,
+    )?;
     let algorithms = algorithms::expand(src, &raw.algorithm, registry)?;
     let skip_unfit = match &raw.grid.unfit {
         None => false,

@@ -9,11 +9,14 @@ use std::path::Path;
 use toml::Spanned;
 
 /// Every stream of the sweep: each combination of swept values, for each seed (`[grid] seeds`,
-/// else the stream's own `seed`, else 1). `probe`: open a replayed file to check it (a run, a
-/// check); a recorded run read back (`run.toml`) does not need its input.
+/// else the stream's own `seed`, else 1). With `[tuning] stream = { ... }` (`tuning`), the
+/// first seed's stream of each combination is the combination with those fields replaced
+/// ([`StreamCase::tuning`]). `probe`: open a replayed file to check it (a run, a check); a
+/// recorded run read back (`run.toml`) does not need its input.
 pub fn expand(
     src: Source<'_>,
     stream: &Spanned<toml::Table>,
+    tuning: Option<&Spanned<toml::Table>>,
     seeds: Option<&[u64]>,
     scale: u64,
     probe: bool,
@@ -22,14 +25,141 @@ pub fn expand(
     for (key, value) in stream.get_ref() {
         super::sweep::repeated_value(src, &span, key, value)?;
     }
+    if let Some(t) = tuning {
+        check_tuning(src, t, seeds)?;
+    }
+    let plain = Locate {
+        src,
+        span: span.clone(),
+        tuning: None,
+    };
     let mut out = Vec::new();
     for combo in super::sweep::expand(stream.get_ref()) {
-        for seed in seeds_of(src, &span, &combo, seeds)? {
+        let combo_seeds = seeds_of(src, &span, &combo, seeds)?;
+        let first = out.len();
+        for &seed in &combo_seeds {
             let table = with_seed_and_path(src.file, combo.clone(), seed);
-            out.push(case(src, &span, table, seed, scale, probe)?);
+            out.push(case(&plain, table, seed, scale, probe)?);
+        }
+        if let Some(t) = tuning {
+            // The tuning seed's stream: the combination with [tuning]'s fields.
+            let locate = Locate {
+                src,
+                span: span.clone(),
+                tuning: Some(t),
+            };
+            let mut merged = combo.clone();
+            merged.extend(t.get_ref().clone());
+            let seed = combo_seeds[0];
+            let table = with_seed_and_path(src.file, merged, seed);
+            let mut tuned = case(&locate, table, seed, scale, probe)?;
+            tuned.tuning = true;
+            // Seeds are at least 2 ([`check_tuning`]): the second's stream is the one scored.
+            tuned.tunes_for = Some(out[first + 1].label());
+            out[first] = tuned;
         }
     }
     Ok(out)
+}
+
+/// `[tuning] stream`: at least two seeds (the first tunes, the others are scored), and one
+/// value for each of some `[stream]` fields, other than `kind` and `seed`.
+fn check_tuning(
+    src: Source<'_>,
+    tuning: &Spanned<toml::Table>,
+    seeds: Option<&[u64]>,
+) -> Result<(), ConfigError> {
+    if seeds.is_none_or(|s| s.len() < 2) {
+        return Err(src.at_table_key(
+            "grid",
+            "seeds",
+            format!(
+                "[tuning] needs at least 2 seeds in [grid] seeds (the first tunes, the others are scored); given {}",
+                seeds.map_or("none".into(), |s| format!("{s:?}"))
+            ),
+        ));
+    }
+    let at = |key: &str, msg: String| tuning_error(src, tuning, key, msg);
+    if tuning.get_ref().is_empty() {
+        let mut e = src.at_table_key(
+            "tuning",
+            "stream",
+            "[tuning] stream replaces no [stream] field; give some, e.g. `{ offset = 0, limit = 1000 }`",
+        );
+        e.key = Some("tuning.stream".into());
+        return Err(e);
+    }
+    for (key, value) in tuning.get_ref() {
+        match (key.as_str(), value) {
+            ("kind" | "seed", _) => {
+                return Err(at(
+                    key,
+                    format!(
+                        "[tuning] stream cannot replace `{key}`: the tuning stream is of [stream]'s kind, and its seed is the first of [grid] seeds"
+                    ),
+                ));
+            }
+            (_, toml::Value::Array(_)) => {
+                return Err(at(
+                    key,
+                    "[tuning] stream takes one value per field, not an array: the tuning stream is not swept".into(),
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// An error at `key` of `[tuning] stream` (its line when written on one, else the line of
+/// `stream =`), named `tuning.stream.<key>`.
+fn tuning_error(
+    src: Source<'_>,
+    tuning: &Spanned<toml::Table>,
+    key: &str,
+    msg: String,
+) -> ConfigError {
+    let line = line_of_key(src.text, tuning.span(), key);
+    ConfigError::new(
+        src.file,
+        Some(line),
+        Some(&format!("tuning.stream.{key}")),
+        msg,
+    )
+}
+
+/// Where a stream's errors point: at `[stream]`'s keys, and for a tuning stream at the keys
+/// `[tuning] stream` replaces.
+struct Locate<'a> {
+    src: Source<'a>,
+    span: Range<usize>,
+    tuning: Option<&'a Spanned<toml::Table>>,
+}
+
+impl Locate<'_> {
+    /// An error at `key`, its message prefixed with the table it is about.
+    fn at(&self, key: &str, msg: impl std::fmt::Display) -> ConfigError {
+        match self.tuning {
+            Some(t) if t.get_ref().contains_key(key) => {
+                tuning_error(self.src, t, key, format!("[tuning] stream: {msg}"))
+            }
+            Some(_) => self.src.at_key(
+                self.span.clone(),
+                key,
+                format!("[stream] with [tuning]'s fields: {msg}"),
+            ),
+            None => self.src.at_key(self.span.clone(), key, msg.to_string()),
+        }
+    }
+
+    /// `[stream]` or `[tuning] stream`, for messages that name the table.
+    fn table(&self) -> &'static str {
+        if self.tuning.is_some() {
+            "[tuning] stream"
+        } else {
+            "[stream]"
+        }
+    }
 }
 
 /// Fewer expected duplicates per checkpoint than this, in a scaled stream, draws a warning:
@@ -133,23 +263,20 @@ fn with_seed_and_path(file: &Path, mut table: toml::Table, seed: u64) -> toml::T
 
 /// One validated stream, as written and as run.
 fn case(
-    src: Source<'_>,
-    span: &Range<usize>,
+    loc: &Locate<'_>,
     mut table: toml::Table,
     seed: u64,
     scale: u64,
     probe: bool,
 ) -> Result<StreamCase, ConfigError> {
+    let src = loc.src;
+    let span = &loc.span;
     // `time`, the arrival process, is not part of the key stream: parsed on its own.
     let time = table
         .remove("time")
         .map(|v| {
             v.try_into::<TimeSpec>().map_err(|e: toml::de::Error| {
-                src.at_key(
-                    span.clone(),
-                    "time",
-                    format!("[stream] time: {}", e.message()),
-                )
+                loc.at("time", format!("{} time: {}", loc.table(), e.message()))
             })
         })
         .transpose()?;
@@ -157,7 +284,7 @@ fn case(
     // The value at fault, named by the message, else the table.
     let at = |msg: String| {
         let key = mentioned_key(&msg, &keys).unwrap_or_else(|| "stream".into());
-        src.at_key(span.clone(), &key, msg)
+        loc.at(&key, msg)
     };
     let parse = |t: toml::Table| -> Result<StreamSpec, String> {
         toml::Value::Table(t)
@@ -182,7 +309,7 @@ fn case(
                 )
             })
             .unwrap_or_else(|| "stream".into());
-        src.at_key(span.clone(), &key, format!("[stream]: {msg}"))
+        loc.at(&key, format!("{}: {msg}", loc.table()))
     })?;
     if let StreamSpec::Replay { path, .. } = &nominal {
         if !probe {
@@ -193,13 +320,14 @@ fn case(
                 seed,
                 time: time.as_ref().map(|t| t.scaled(scale)),
                 time_nominal: time,
+                tuning: false,
+                tunes_for: None,
             });
         }
         match std::fs::metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(src
-                    .at_key(
-                        span.clone(),
+                return Err(loc
+                    .at(
                         "path",
                         format!(
                             "replayed file {} not found (external data: see docs/experiments.md, \"External data\")",
@@ -209,15 +337,13 @@ fn case(
                     .missing(path));
             }
             Ok(m) if m.is_dir() => {
-                return Err(src.at_key(
-                    span.clone(),
+                return Err(loc.at(
                     "path",
                     format!("{} is a directory; give the replayed file", path.display()),
                 ));
             }
             Ok(m) if !m.is_file() => {
-                return Err(src.at_key(
-                    span.clone(),
+                return Err(loc.at(
                     "path",
                     format!(
                         "{} is not a regular file (a pipe or a device?): it cannot be read twice, and dupstream reads a replayed file once for the ground truth and again for each cell; give a regular file",
@@ -232,7 +358,7 @@ fn case(
     let spec = nominal.scaled(scale);
     spec.validate()
         .map_err(|e| at(format!("after --scale {scale}: {e}")))?;
-    let in_time = |e: dupstream_streams::Error| src.at_key(span.clone(), "time", e.to_string());
+    let in_time = |e: dupstream_streams::Error| loc.at("time", e);
     if let Some(t) = &time {
         t.validate(&nominal).map_err(in_time)?;
     }
@@ -242,6 +368,8 @@ fn case(
         seed,
         time: time.as_ref().map(|t| t.scaled(scale)),
         time_nominal: time,
+        tuning: false,
+        tunes_for: None,
     })
 }
 
@@ -263,7 +391,7 @@ mod tests {
             file: Path::new("dir/s.toml"),
             text: &text,
         };
-        expand(src, &raw.stream, seeds, scale, true)
+        expand(src, &raw.stream, None, seeds, scale, true)
     }
 
     #[test]
@@ -319,6 +447,181 @@ mod tests {
         assert!(few_duplicates(src, &streams(t7, None, 64).unwrap(), 64, |_| 10).is_none());
         let zipf = "kind = \"zipf\"\nn = 1000\nuniverse = 100\ns = 1.0";
         assert!(expected_duplicates(&streams(zipf, None, 1).unwrap()[0].spec).is_none());
+    }
+
+    /// The streams of `[stream] stream` with `[tuning] tuning` (a line of its own, after
+    /// `[stream]`), the seeds and the scale.
+    fn tuned(
+        stream: &str,
+        tuning: &str,
+        seeds: Option<&[u64]>,
+        scale: u64,
+    ) -> Result<Vec<StreamCase>, ConfigError> {
+        let text = format!("{HEAD}[stream]\n{stream}\n[tuning]\n{tuning}\n");
+        let raw: RawExperiment = toml::from_str(&text).unwrap();
+        let src = Source {
+            file: Path::new("dir/s.toml"),
+            text: &text,
+        };
+        let t = raw.tuning.as_ref().map(|t| &t.stream);
+        expand(src, &raw.stream, t, seeds, scale, true)
+    }
+
+    #[test]
+    fn without_tuning_every_stream_is_scored_as_itself() {
+        let s = streams(
+            "kind = \"uniform\"\nn = 1000\ndistinct_fraction = [0.5, 0.9]",
+            Some(&[1, 2]),
+            1,
+        )
+        .unwrap();
+        assert_eq!(s.len(), 4);
+        for c in &s {
+            assert!(!c.tuning);
+            assert_eq!(c.tunes_for, None);
+            assert_eq!(c.board_label(), c.label());
+        }
+    }
+
+    #[test]
+    fn tuning_replaces_fields_of_the_first_seeds_stream_of_each_combination() {
+        let stream = "kind = \"uniform\"\nn = 10_000\ndistinct_fraction = [0.5, 0.9]";
+        let s = tuned(stream, "stream = { n = 4000 }", Some(&[7, 8, 9]), 2).unwrap();
+        assert_eq!(s.len(), 6);
+        let seeds: Vec<u64> = s.iter().map(|c| c.seed).collect();
+        assert_eq!(seeds, [7, 8, 9, 7, 8, 9]);
+        for (i, c) in s.iter().enumerate() {
+            let tuning = i % 3 == 0;
+            assert_eq!(c.tuning, tuning, "{i}");
+            // Its own length (and so its own ground truth), scaled like the others.
+            let n = if tuning { 4000 } else { 10_000 };
+            assert_eq!(c.nominal.declared_len(), Some(n), "{i}");
+            assert_eq!(c.spec.declared_len(), Some(n / 2), "{i}");
+            // Scored as the other seeds' stream of its combination; labelled as itself.
+            let scored = &s[i / 3 * 3 + 1];
+            assert_eq!(c.board_label(), scored.label(), "{i}");
+            if tuning {
+                assert_ne!(c.label(), scored.label());
+                assert!(c.label().contains("n=4000"), "{}", c.label());
+                assert_eq!(c.tunes_for.as_deref(), Some(scored.label().as_str()));
+            } else {
+                assert_eq!(c.tunes_for, None);
+            }
+        }
+        assert!(s[0].label().contains("distinct_fraction=0.5"));
+        assert!(s[3].label().contains("distinct_fraction=0.9"));
+        assert!(s[0].spec != s[3].spec);
+    }
+
+    #[test]
+    fn tuning_a_replay_takes_other_keys_of_the_file() {
+        let dir = std::env::temp_dir().join(format!("dupstream-tuning-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("keys.txt");
+        std::fs::write(&file, "a\nb\nc\nd\n").unwrap();
+        let stream = format!(
+            "kind = \"replay\"\nformat = \"lines\"\npath = {:?}\noffset = 2\nlimit = 2",
+            file.display().to_string()
+        );
+        let s = tuned(&stream, "stream = { offset = 0 }", Some(&[1, 2]), 4).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let window = |c: &StreamCase| match c.spec {
+            StreamSpec::Replay { offset, limit, .. } => (offset, limit),
+            _ => unreachable!(),
+        };
+        assert_eq!(window(&s[0]), (0, Some(2)));
+        assert_eq!(window(&s[1]), (2, Some(2)));
+        assert!(s[0].tuning && !s[1].tuning);
+        assert_eq!(s[0].board_label(), s[1].label());
+        assert!(s[1].label().contains("offset=2"), "{}", s[1].label());
+        assert!(!s[0].label().contains("offset"), "{}", s[0].label());
+    }
+
+    #[test]
+    fn bad_tuning_sections_name_their_key_and_line() {
+        let uniform = "kind = \"uniform\"\nn = 1000\ndistinct_fraction = 0.5";
+        let two: Option<&[u64]> = Some(&[1, 2]);
+        // Line 12 is `stream = { ... }` under [tuning].
+        let err = |tuning: &str, seeds| tuned(uniform, tuning, seeds, 1).unwrap_err();
+        let e = err("stream = { bogus = 1 }", two);
+        assert_eq!(
+            (e.key.as_deref(), e.line),
+            (Some("tuning.stream.bogus"), Some(12))
+        );
+        assert!(e.message.starts_with("[tuning] stream: "), "{}", e.message);
+        assert!(e.message.contains("unknown field `bogus`"), "{}", e.message);
+        // A field of another kind.
+        let e = err("stream = { limit = 10 }", two);
+        assert_eq!(
+            (e.key.as_deref(), e.line),
+            (Some("tuning.stream.limit"), Some(12))
+        );
+        // A value out of range, and one of the wrong type.
+        let e = err("stream = { distinct_fraction = 1.5 }", two);
+        assert_eq!(e.key.as_deref(), Some("tuning.stream.distinct_fraction"));
+        let e = err("stream = { n = \"many\" }", two);
+        assert_eq!(e.key.as_deref(), Some("tuning.stream.n"));
+        // Written as a table of its own: the key's own line.
+        let e = err("[tuning.stream]\nn = 10\nbogus = 2", two);
+        assert_eq!(
+            (e.key.as_deref(), e.line),
+            (Some("tuning.stream.bogus"), Some(14))
+        );
+        // Too few seeds.
+        for seeds in [None, Some(&[1u64][..])] {
+            let e = err("stream = { n = 500 }", seeds);
+            assert_eq!(e.key.as_deref(), Some("seeds"));
+            assert!(e.message.contains("at least 2 seeds"), "{}", e.message);
+        }
+        // Nothing replaced, kind, seed, a swept value.
+        let e = err("stream = {}", two);
+        assert_eq!(
+            (e.key.as_deref(), e.line),
+            (Some("tuning.stream"), Some(12))
+        );
+        for (tuning, key) in [
+            ("stream = { kind = \"zipf\" }", "tuning.stream.kind"),
+            ("stream = { seed = 3 }", "tuning.stream.seed"),
+            ("stream = { n = [10, 20] }", "tuning.stream.n"),
+        ] {
+            assert_eq!(err(tuning, two).key.as_deref(), Some(key), "{tuning}");
+        }
+        // An unknown key of [tuning] itself is the TOML parse's error.
+        let text = format!("{HEAD}[stream]\n{uniform}\n[tuning]\nstreams = {{ n = 1 }}\n");
+        assert!(toml::from_str::<RawExperiment>(&text).is_err());
+    }
+
+    #[test]
+    fn a_drifting_zipf_stream_scales_and_names_its_bad_keys() {
+        let ok =
+            "kind = \"zipf_drift\"\nn = 1000\nuniverse = 100\ns = 1.0\nperiod = 50\nshift = [0, 7]";
+        let s = streams(ok, Some(&[1, 2]), 10).unwrap();
+        assert_eq!(s.len(), 4);
+        assert_eq!(
+            s[2].spec,
+            StreamSpec::ZipfDrift {
+                n: 100,
+                universe: 10,
+                s: 1.0,
+                period: 5,
+                shift: 7,
+                seed: 1
+            }
+        );
+        assert_eq!(
+            s[2].label(),
+            "zipf_drift n=1000 period=50 s=1.0 shift=7 universe=100"
+        );
+        let e = streams(&ok.replace("[0, 7]", "100"), None, 1).unwrap_err();
+        assert_eq!((e.key.as_deref(), e.line), (Some("shift"), Some(13)));
+        // A shift the scaled universe no longer holds.
+        let e = streams(&ok.replace("[0, 7]", "10"), None, 10).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("shift"));
+        assert!(e.message.contains("after --scale 10"), "{}", e.message);
+        let e = streams(&ok.replace("period = 50", "period = 0"), None, 1).unwrap_err();
+        assert_eq!((e.key.as_deref(), e.line), (Some("period"), Some(12)));
+        let e = streams(&ok.replace("period = 50", "periods = 50"), None, 1).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("periods"));
     }
 
     #[test]

@@ -32,24 +32,25 @@ struct Scored {
     window: Option<u64>,
 }
 
-/// The stream a case is scored as (its board), and whether it is the tuning stream.
+/// The stream a case is scored as (its board), and whether it is the tuning stream: a
+/// `[tuning]` stream, or else the first seed's stream when there are several seeds.
 fn role(exp: &Experiment, case: &StreamCase) -> (String, bool) {
-    let label = case.label();
+    let label = case.board_label();
+    if exp.streams.iter().any(|c| c.tuning) {
+        return (label, case.tuning);
+    }
+    let seeds: std::collections::BTreeSet<u64> = exp
+        .streams
+        .iter()
+        .filter(|c| c.board_label() == label)
+        .map(|c| c.seed)
+        .collect();
     let first = exp
         .streams
         .iter()
-        .filter(|c| c.label() == label)
-        .map(|c| c.seed)
-        .next();
-    let several = exp
-        .streams
-        .iter()
-        .filter(|c| c.label() == label)
-        .map(|c| c.seed)
-        .collect::<std::collections::BTreeSet<_>>()
-        .len()
-        > 1;
-    (label, several && first == Some(case.seed))
+        .find(|c| c.board_label() == label)
+        .map(|c| c.seed);
+    (label, seeds.len() > 1 && first == Some(case.seed))
 }
 
 /// The memory a row's structure held, in bits: `memory_bits_held` when measured, else the
