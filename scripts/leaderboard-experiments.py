@@ -348,8 +348,8 @@ def probe(binary):
             head = head.replace("seeds = " + toml_value(SEEDS), "seeds = " + toml_value(SEEDS[1:]))
             head = head.replace("compress = true\n", "")
             # No tuning stream: every probed seed replays the scored part.
-            if "[tuning]" in head:
-                a = head.index("[tuning]")
+            if "\n[tuning]\n" in head:
+                a = head.index("\n[tuning]\n") + 1
                 head = head[:a] + head[head.index("\n\n", a) + 2 :]
             probe_file = os.path.join(OUT, f".probe-{key}.toml")
             with open(probe_file, "w") as f:
