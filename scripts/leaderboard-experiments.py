@@ -306,8 +306,8 @@ def boards():
             "bmodel", {"kind": "deng_b_model", "n": n, "b": 0.7, "l": 6, "v": 0.1, "u": 1000.0}, 64,
             "Deng & Rafiei's b-model stream (b = 0.7, l = 6, v = 0.1, u = 1000) of 2^24 elements"),
         "since-drift": lambda: synthetic_since(
-            "drift", {"kind": "zipf_drift", "n": n, "universe": n // 4, "s": 1.0, "period": n // 64, "shift": n // 1024}, 64,
-            "a Zipf (s = 1) stream of 2^24 elements over 2^22 keys whose popularity drifts (the rank-to-key map moves by 2^14 keys every 2^18 elements)"),
+            "drift", {"kind": "zipf_drift", "n": n, "universe": n // 4, "s": 1.0, "period": n // 64, "shift": 256}, 64,
+            "a Zipf (s = 1) stream of 2^24 elements over 2^22 keys whose popularity drifts (the rank-to-key map moves by 256 ranks every 2^18 elements: at the default scale, 1/256 of the universe every 2^12 elements)"),
         **{f"since-{t}": (lambda t=t: real_since(t)) for t in TRACES},
         "window-uniform": lambda: synthetic_window(
             "uniform", {"kind": "uniform", "n": 1 << 22, "universe": 1 << 26}, 1 << 16, 16,
@@ -322,8 +322,8 @@ def boards():
             "zipf-small", {"kind": "zipf", "n": 1 << 22, "universe": 1 << 18, "s": 1.0}, 1 << 16, 16,
             "a Zipf (s = 1) stream of 2^22 elements over 2^18 = 4 W keys, W = 2^16"),
         "window-drift": lambda: synthetic_window(
-            "drift", {"kind": "zipf_drift", "n": 1 << 22, "universe": 1 << 20, "s": 1.0, "period": 1 << 16, "shift": 1 << 12}, 1 << 16, 16,
-            "a Zipf (s = 1) stream of 2^22 elements over 2^20 keys whose popularity drifts (the rank-to-key map moves by 2^12 keys every W), W = 2^16"),
+            "drift", {"kind": "zipf_drift", "n": 1 << 22, "universe": 1 << 20, "s": 1.0, "period": 1 << 16, "shift": 256}, 1 << 16, 16,
+            "a Zipf (s = 1) stream of 2^22 elements over 2^20 keys whose popularity drifts (the rank-to-key map moves by 256 ranks every W: at the default scale, 1/256 of the universe), W = 2^16"),
         "window-time": lambda: synthetic_window(
             "time", {"kind": "uniform", "n": 1 << 22, "universe": 1 << 19,
                      "time": {"process": "mmpp", "burst_rate": 3328.0, "lull_rate": 256.0, "burst_seconds": 32.0, "lull_seconds": 96.0}},

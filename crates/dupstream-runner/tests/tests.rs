@@ -5,6 +5,7 @@ mod util;
 mod adversarial;
 mod catalogue;
 mod cli;
+mod compress;
 mod configs;
 mod custom;
 mod deps;

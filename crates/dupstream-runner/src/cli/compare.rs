@@ -2,7 +2,7 @@
 //! charts, prints the table), or two results directories side by side, cell by cell.
 
 use crate::plan::Registry;
-use crate::record::{ResultsDir, read_json};
+use crate::record::{ResultsDir, read_result_json};
 use crate::report;
 use crate::report::runs::{self, Run};
 use anyhow::{Result, bail};
@@ -88,7 +88,7 @@ pub fn run(args: CompareArgs, registry: &Registry) -> Result<()> {
 fn side(path: &std::path::Path, registry: &Registry) -> Result<Run> {
     let dir = ResultsDir::existing(path);
     let (exp, rows) = report::load(&dir, registry)?;
-    let revision = read_json::<serde_json::Value>(&dir.join("manifest.json"))
+    let revision = read_result_json::<serde_json::Value>(dir.path(), "manifest.json")
         .ok()
         .and_then(|m| m.get("git_revision")?.as_str().map(str::to_string));
     Ok(Run {

@@ -191,6 +191,7 @@ impl Session {
         print: Print,
     ) -> Result<Manifest> {
         let exp = &self.exp;
+        let dir = &dir.clone().compressed(exp.compress);
         let measured = dir.write_raw(exp)?;
         let (rows, derived) = report::with_derived(exp, measured.clone());
         dir.write_derived(&derived)?;

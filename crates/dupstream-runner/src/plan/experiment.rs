@@ -99,6 +99,9 @@ pub struct Experiment {
     pub warmup: Option<u64>,
     pub table: TableLayout,
     pub charts: Vec<ChartSpec>,
+    /// `[output] compress`: `raw.csv`, `cells.csv` and `manifest.json` are stored
+    /// gzip-compressed.
+    pub compress: bool,
     pub derived: Vec<DerivedSpec>,
     /// Doubts that do not stop a run (e.g. a repeated seed), one line each, for stderr.
     pub warnings: Vec<String>,

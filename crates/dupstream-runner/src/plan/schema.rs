@@ -97,6 +97,10 @@ pub struct RawOutput {
     pub table: Option<TableLayout>,
     #[serde(default)]
     pub charts: Option<Vec<ChartSpec>>,
+    /// Store `raw.csv`, `cells.csv` and `manifest.json` gzip-compressed (`raw.csv.gz`, …),
+    /// to keep large results small in git. Default false.
+    #[serde(default)]
+    pub compress: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -15,7 +15,9 @@ pub mod rows;
 pub mod tidy;
 
 pub use files::{
-    atomic_write, csv_bytes, read_json, read_rows, rows_from, sync_dir, write_csv, write_json,
+    COMPRESSIBLE, atomic_write, csv_bytes, gzip, is_compressed, read_json, read_result,
+    read_result_json, read_result_rows, read_rows, result_path, rows_from, sync_dir, write_csv,
+    write_json, write_result,
 };
 pub use lock::{DirLock, Locked};
 pub use manifest::{Identity, Manifest, ManifestStream, Outcome};

@@ -10,11 +10,14 @@
 //!   rows (whose presence marks the cell done);
 //! - `raw.csv` (every cell's rows in cell order), `derived.csv`, `cells.csv`, `streams.csv`,
 //!   `gaps.csv`, `run.toml`, `paper-values.csv`, `manifest.json`, and last `commit.json`,
-//!   whose presence marks a run finished. `SCHEMA.md` describes every file.
+//!   whose presence marks a run finished. `SCHEMA.md` describes every file. Under
+//!   `[output] compress`, `raw.csv`, `cells.csv` and `manifest.json` are stored as
+//!   `raw.csv.gz`, `cells.csv.gz` and `manifest.json.gz` ([`files`](super::files)).
 
 use crate::plan::Experiment;
 use crate::record::files::{
-    atomic_write, csv_bytes, read_json, read_rows, sync_dir, write_csv, write_json,
+    atomic_write, csv_bytes, is_compressed, read_json, read_result_rows, read_rows, result_path,
+    sync_dir, write_csv, write_json, write_result,
 };
 use crate::record::lock::DirLock;
 use crate::record::probe::{git_revision, host_tag, today};
@@ -52,6 +55,9 @@ pub struct ResultsDir {
     digest: Option<String>,
     /// The directory's lock, held as long as any clone of this value lives.
     _lock: Option<Arc<DirLock>>,
+    /// Whether `raw.csv`, `cells.csv` and `manifest.json` are written gzip-compressed
+    /// (`[output] compress`; see [`compressed`](Self::compressed)).
+    compress: bool,
 }
 
 /// What a cell's files say about it (see [`ResultsDir::cell_state`]).
@@ -166,6 +172,7 @@ impl ResultsDir {
             path: path.to_path_buf(),
             digest: Some(digest.to_string()),
             _lock: Some(Arc::new(lock)),
+            compress: false,
         })
     }
 
@@ -187,11 +194,25 @@ impl ResultsDir {
             path: path.to_path_buf(),
             digest: None,
             _lock: None,
+            compress: false,
         }
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// This directory, writing `raw.csv`, `cells.csv` and `manifest.json` gzip-compressed
+    /// (`raw.csv.gz`, …) when `compress` (`[output] compress`), plainly otherwise.
+    #[must_use]
+    pub fn compressed(mut self, compress: bool) -> Self {
+        self.compress = compress;
+        self
+    }
+
+    /// Whether the result file `name` is there, plain or compressed.
+    pub fn has(&self, name: &str) -> bool {
+        result_path(&self.path, name).is_some()
     }
 
     /// The experiment digest, when opened for writing.
@@ -307,7 +328,7 @@ impl ResultsDir {
     /// Opens an existing results directory to rewrite its files in place (`migrate`): takes
     /// its lock, as a run does, and refuses a directory without `raw.csv`.
     pub fn open_finished(path: &Path) -> Result<Self> {
-        if !path.join("raw.csv").is_file() {
+        if result_path(path, "raw.csv").is_none() {
             return Err(crate::plan::refuse(format!(
                 "{}: not a results directory (no raw.csv)",
                 path.display()
@@ -318,13 +339,15 @@ impl ResultsDir {
             path: path.to_path_buf(),
             digest: None,
             _lock: Some(Arc::new(lock)),
+            compress: false,
         })
     }
 
     /// Rewrites the result files of a finished directory in the current layout: `raw.csv`,
     /// `derived.csv` and `cells.csv` read back (columns an older version did not write are
-    /// filled: a missing `config` is the label) and written again; every value they held is
-    /// kept. Returns the rows of `raw.csv`.
+    /// filled: a missing `config` is the label) and written again, each in the form it was
+    /// stored in (plain or compressed); every value they held is kept. Returns the rows of
+    /// `raw.csv`.
     pub fn migrate_rows(&self) -> Result<Vec<RawRow>> {
         let upgrade = |mut rows: Vec<RawRow>| {
             for r in &mut rows {
@@ -335,19 +358,21 @@ impl ResultsDir {
             rows
         };
         let raw = upgrade(self.read_raw()?);
-        atomic_write(&self.join("raw.csv"), &raw_csv_bytes(&raw)?)?;
+        let gz = |name: &str| is_compressed(&self.path, name);
+        write_result(&self.path, "raw.csv", &raw_csv_bytes(&raw)?, gz("raw.csv"))?;
         if self.join("derived.csv").is_file() {
             let derived = upgrade(read_rows::<RawRow>(&self.join("derived.csv"))?);
             atomic_write(&self.join("derived.csv"), &raw_csv_bytes(&derived)?)?;
         }
-        if self.join("cells.csv").is_file() {
-            let mut cells = read_rows::<crate::record::CellRow>(&self.join("cells.csv"))?;
+        if self.has("cells.csv") {
+            let mut cells = read_result_rows::<crate::record::CellRow>(&self.path, "cells.csv")?;
             for c in &mut cells {
                 if c.config.is_empty() {
                     c.config = c.label.clone();
                 }
             }
-            atomic_write(&self.join("cells.csv"), &cells_csv_bytes(&cells)?)?;
+            let bytes = cells_csv_bytes(&cells)?;
+            write_result(&self.path, "cells.csv", &bytes, gz("cells.csv"))?;
         }
         Ok(raw)
     }
@@ -369,13 +394,13 @@ impl ResultsDir {
         for cell in &exp.cells {
             all.extend(read_rows::<RawRow>(&self.cell_files(cell.index).0)?);
         }
-        atomic_write(&self.join("raw.csv"), &raw_csv_bytes(&all)?)?;
+        write_result(&self.path, "raw.csv", &raw_csv_bytes(&all)?, self.compress)?;
         Ok(all)
     }
 
-    /// The rows of `raw.csv`.
+    /// The rows of `raw.csv` (or `raw.csv.gz`).
     pub fn read_raw(&self) -> Result<Vec<RawRow>> {
-        read_rows(&self.join("raw.csv"))
+        read_result_rows(&self.path, "raw.csv")
     }
 
     /// Writes `derived.csv` (when there are derived rows).
@@ -388,10 +413,8 @@ impl ResultsDir {
 
     /// Writes `cells.csv`: each measured cell's last row (`rows`) with its timing.
     pub fn write_cells(&self, rows: &[RawRow], timings: &[CellTiming]) -> Result<()> {
-        atomic_write(
-            &self.join("cells.csv"),
-            &cells_csv_bytes(&cell_rows(rows, timings))?,
-        )
+        let bytes = cells_csv_bytes(&cell_rows(rows, timings))?;
+        write_result(&self.path, "cells.csv", &bytes, self.compress)
     }
 
     /// Writes `streams.csv` and the streams' gap histograms, `gaps.csv`.
@@ -458,9 +481,10 @@ impl ResultsDir {
         Ok(())
     }
 
-    /// Writes `manifest.json`.
+    /// Writes `manifest.json` (or `manifest.json.gz`).
     pub fn write_manifest(&self, manifest: &Manifest) -> Result<()> {
-        write_json(&self.join("manifest.json"), manifest)
+        let bytes = serde_json::to_vec_pretty(manifest)?;
+        write_result(&self.path, "manifest.json", &bytes, self.compress)
     }
 }
 

@@ -199,14 +199,13 @@ impl Catalogue {
         let mut runs = BTreeMap::new();
         for (experiment, dir) in canonical_runs(&root.join(CANONICAL))? {
             let path = root.join("results").join(&experiment).join(&dir);
-            let manifest_path = path.join("manifest.json");
-            if !manifest_path.is_file() {
+            if crate::record::result_path(&path, "manifest.json").is_none() {
                 problems.push(format!(
                     "{CANONICAL}: the canonical run of {experiment}, results/{experiment}/{dir}/, has no manifest.json"
                 ));
                 continue;
             }
-            let manifest: Value = crate::record::read_json(&manifest_path)?;
+            let manifest: Value = crate::record::read_result_json(&path, "manifest.json")?;
             if manifest["experiment"].as_str() != Some(experiment.as_str()) {
                 problems.push(format!(
                     "{CANONICAL}: results/{experiment}/{dir}/ is a run of {}, not of {experiment}",

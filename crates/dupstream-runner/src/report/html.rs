@@ -36,9 +36,9 @@ nav { font-size: 0.9em; margin-bottom: 1em; }
 .muted { color: #666; font-size: 0.9em; }
 ";
 
-/// Whether `dir` is a finished results directory.
+/// Whether `dir` is a finished results directory (its `raw.csv`, plain or compressed).
 pub fn is_results_dir(dir: &Path) -> bool {
-    dir.join("raw.csv").is_file()
+    crate::record::result_path(dir, "raw.csv").is_some()
 }
 
 /// Text escaped for HTML.
@@ -268,12 +268,6 @@ fn chart_kinds(run_toml: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The cells of `cells.csv`.
-fn read_cells(path: &Path) -> Result<Vec<crate::record::CellRow>> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    crate::record::rows_from(&bytes).with_context(|| format!("reading {}", path.display()))
-}
-
 /// The cells table of a run page, from `cells.csv`: each cell's configuration, memory,
 /// seed, parameters, final rates and timing.
 fn cells_html(rows: &[crate::record::CellRow]) -> String {
@@ -326,8 +320,9 @@ impl RunPage {
             bail!("{}: not a results directory (no raw.csv)", dir.display());
         }
         let names = files(dir)?;
-        let manifest: Option<Value> = if names.iter().any(|n| n == "manifest.json") {
-            Some(crate::record::read_json(&dir.join("manifest.json"))?)
+        let manifest: Option<Value> = if crate::record::result_path(dir, "manifest.json").is_some()
+        {
+            Some(crate::record::read_result_json(dir, "manifest.json")?)
         } else {
             None
         };
@@ -351,9 +346,8 @@ impl RunPage {
                 .with_context(|| format!("reading {}", dir.join(n).display()))?;
             tables.push((n.clone(), md));
         }
-        let cells_csv = dir.join("cells.csv");
-        let cells = match (&manifest, cells_csv.is_file()) {
-            (Some(_), true) => Some(read_cells(&cells_csv)?),
+        let cells = match (&manifest, crate::record::result_path(dir, "cells.csv")) {
+            (Some(_), Some(_)) => Some(crate::record::read_result_rows(dir, "cells.csv")?),
             _ => None,
         };
         Ok(Self {
@@ -631,8 +625,8 @@ pub fn write_root(root: &Path, leaderboard: Option<&Path>) -> Result<(PathBuf, V
         let rel = d.strip_prefix(root).unwrap_or(d).to_path_buf();
         let up = "../".repeat(rel.components().count()) + INDEX;
         pages.push(write_run(d, Some(&up))?);
-        let manifest: Value = if d.join("manifest.json").is_file() {
-            crate::record::read_json(&d.join("manifest.json"))?
+        let manifest: Value = if crate::record::result_path(d, "manifest.json").is_some() {
+            crate::record::read_result_json(d, "manifest.json")?
         } else {
             Value::Null
         };

@@ -69,7 +69,7 @@ pub fn board_ids(boards: &[Board]) -> Vec<String> {
 
 /// A results directory with its manifest (`null` when it has none).
 fn with_manifest(d: PathBuf) -> (PathBuf, Value) {
-    let m = crate::record::read_json(&d.join("manifest.json")).unwrap_or(Value::Null);
+    let m = crate::record::read_result_json(&d, "manifest.json").unwrap_or(Value::Null);
     (d, m)
 }
 

@@ -17,7 +17,7 @@ pub mod theory;
 pub mod timing;
 
 use crate::plan::{Experiment, Registry};
-use crate::record::{CellTiming, RawRow, ResultsDir, read_json};
+use crate::record::{CellTiming, RawRow, ResultsDir, read_result_json};
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -68,11 +68,10 @@ pub fn cell_ns(dir: &ResultsDir) -> Result<BTreeMap<usize, f64>> {
     struct Cells {
         cells: Vec<CellTiming>,
     }
-    let path = dir.join("manifest.json");
-    if !path.is_file() {
+    if !dir.has("manifest.json") {
         return Ok(BTreeMap::new());
     }
-    let m: Cells = read_json(&path)?;
+    let m: Cells = read_result_json(dir.path(), "manifest.json")?;
     Ok(m.cells
         .into_iter()
         .map(|t| (t.cell, t.ns_per_element))

@@ -30,7 +30,7 @@
 //! interval when there are several).
 
 use crate::plan::units::format_bits;
-use crate::record::{RawRow, read_rows, write_csv};
+use crate::record::{RawRow, read_result_rows, write_csv};
 use crate::report::charts::param::param_value;
 use crate::report::charts::{Panel, Series, XScale, render};
 use crate::report::stats::mean_ci;
@@ -81,7 +81,7 @@ pub fn figure(f: Figure, sim: Option<&[RawRow]>) -> Result<(&'static str, Vec<Po
 
 /// The simulation rows of a results directory, for the overlay.
 pub fn simulation(dir: &Path) -> Result<Vec<RawRow>> {
-    read_rows::<RawRow>(&dir.join("raw.csv"))
+    read_result_rows::<RawRow>(dir, "raw.csv")
         .with_context(|| format!("reading the simulation in {}", dir.display()))
 }
 

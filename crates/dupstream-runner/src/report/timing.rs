@@ -2,7 +2,7 @@
 //! (from `manifest.json`), beside the paper's `us_per_element` values (QHT paper Table 3).
 
 use crate::plan::Experiment;
-use crate::record::{RawRow, atomic_write, read_json, write_csv};
+use crate::record::{RawRow, atomic_write, read_result_json, write_csv};
 use crate::report::reference::{self, paper_value};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
@@ -25,7 +25,7 @@ pub struct TimingRow {
 /// `us_per_element` values when the experiment's reference has them. Writes `timing.csv` and
 /// `timing.md`; returns the latter.
 pub fn timing(dir: &Path, exp: &Experiment, rows: &[RawRow]) -> Result<String> {
-    let manifest: serde_json::Value = read_json(&dir.join("manifest.json"))?;
+    let manifest: serde_json::Value = read_result_json(dir, "manifest.json")?;
     let by_cell: BTreeMap<usize, &RawRow> = rows.iter().map(|r| (r.cell, r)).collect();
     let reference = reference::of(exp)?;
     // (configuration, algorithm, memory, ns values, paper ns).

@@ -125,6 +125,7 @@ mod tests {
         let out = |c: ChartKind| RawOutput {
             table: None,
             charts: Some(vec![c.into()]),
+            compress: None,
         };
         let e = resolve(src, out(ChartKind::FnDifference), &[]).unwrap_err();
         assert_eq!((e.key.as_deref(), e.line), (Some("charts"), Some(2)));

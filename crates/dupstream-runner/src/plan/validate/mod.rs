@@ -112,6 +112,7 @@ fn validate(
     let labels: Vec<String> = cells.iter().map(|c| c.label.clone()).collect();
     derived::check(src, &raw.derived, &labels)?;
     let (reference, moved) = reference::resolve(src, &raw.name, raw.reference.as_ref())?;
+    let compress = raw.output.compress.unwrap_or(false);
     let (table, charts) = charts::resolve(src, raw.output, &raw.derived)?;
     charts::check_params(src, &charts, &raw.stream, &raw.algorithm)?;
     charts::check_window(src, &charts, window.is_some() || window_seconds.is_some())?;
@@ -160,6 +161,7 @@ fn validate(
         warmup,
         table,
         charts,
+        compress,
         derived: raw.derived,
         warnings,
     })
