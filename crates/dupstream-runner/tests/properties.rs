@@ -40,6 +40,7 @@ fn value() -> impl Strategy<Value = String> {
             "buffering",
             "uniform",
             "zipf",
+            "zipf_drift",
             "deng_poisson",
             "replay",
             "lines",
@@ -55,6 +56,8 @@ fn value() -> impl Strategy<Value = String> {
         Just("[\"1KB\", \"1MB\"]".to_string()),
         Just("true".to_string()),
         Just("{ rates_vs_param = \"k\" }".to_string()),
+        Just("{ n = 500 }".to_string()),
+        Just("{ bogus = 1 }".to_string()),
     ]
 }
 
@@ -81,6 +84,11 @@ fn key() -> impl Strategy<Value = &'static str> {
         "scale",
         "charts",
         "fps",
+        "offset",
+        "limit",
+        "period",
+        "shift",
+        "stream",
     ])
 }
 
@@ -130,7 +138,7 @@ fn edited_experiment() -> impl Strategy<Value = String> {
     })
 }
 
-const VALID: &str = "name = \"v\"\ndescription = \"d\"\n\n[stream]\nkind = \"uniform\"\nn = 20_000\ndistinct_fraction = 0.5\nseed = 5\n\n[grid]\nmemory = [\"16KB\", \"64KB\"]\n\n[[algorithm]]\nname = \"sbf\"\np = 4\n\n[[algorithm]]\nname = \"bloom\"\nk = 3\n\n[metrics]\ncheckpoints = 2\n";
+const VALID: &str = "name = \"v\"\ndescription = \"d\"\n\n[stream]\nkind = \"uniform\"\nn = 20_000\ndistinct_fraction = 0.5\nseed = 5\n\n[tuning]\nstream = { n = 10_000 }\n\n[grid]\nmemory = [\"16KB\", \"64KB\"]\nseeds = [5, 6]\n\n[[algorithm]]\nname = \"sbf\"\np = 4\n\n[[algorithm]]\nname = \"bloom\"\nk = 3\n\n[metrics]\ncheckpoints = 2\n";
 
 /// `text` with bytes replaced at some positions.
 fn mutated(text: &'static str) -> impl Strategy<Value = Vec<u8>> {
