@@ -18,4 +18,5 @@ mod report;
 mod schema;
 mod shard;
 mod time_window;
+mod verify;
 mod window;
