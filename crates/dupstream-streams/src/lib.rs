@@ -43,7 +43,7 @@ pub mod window_truth;
 pub use error::{Error, Result};
 pub use replay::{BadLinePolicy, ReplayFormat, ReplayStream};
 pub use spec::{MAX_LEN, StreamSpec};
-pub use time::{Clock, Clocked, Phases, TimeSpec, TimedStream, open_timed};
+pub use time::{Clock, Clocked, OutOfOrder, Phases, TimeSpec, TimedStream, open_timed};
 pub use truth::{GroundTruth, Oracle, StreamStats};
 pub use window_truth::{Window, WindowOracle, WindowStats, WindowTruth};
 

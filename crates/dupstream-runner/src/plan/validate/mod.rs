@@ -80,6 +80,8 @@ fn validate(
         .filter_map(|s| Some((s.nominal.declared_len()?, s.spec.declared_len()?)))
         .collect();
     let short = grid::checkpoint_counts(src, &raw.metrics, &lengths, scale)?;
+    grid::warmup_within(src, &raw.metrics, warmup, &lengths, scale)?;
+    grid::window_seconds_within(src, &raw.metrics, window_seconds, &streams)?;
     let labels: Vec<String> = cells.iter().map(|c| c.label.clone()).collect();
     derived::check(src, &raw.derived, &labels)?;
     let (reference, moved) = reference::resolve(src, &raw.name, raw.reference.as_ref())?;
