@@ -11,6 +11,7 @@ mod deps;
 mod docs;
 mod golden;
 mod leaderboard;
+mod messages;
 mod outputs;
 mod properties;
 mod readme;

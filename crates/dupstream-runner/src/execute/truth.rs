@@ -79,12 +79,12 @@ fn time_window(
     )?;
     let elapsed = span.last - span.first.unwrap_or(0.0);
     if elapsed <= 0.0 {
-        anyhow::bail!(
+        return Err(crate::plan::refuse(format!(
             "stream {}: its {} elements all arrive at time {}; a time window needs times that advance",
             case.spec.describe(),
             span.n,
             span.last
-        );
+        )));
     }
     let per_window = (span.n.saturating_sub(1) as f64 * seconds / elapsed).round() as u64;
     Ok((per_window.max(1), wt))

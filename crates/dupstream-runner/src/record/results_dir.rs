@@ -158,6 +158,12 @@ impl ResultsDir {
     /// of another experiment or scale, removes temporary files an earlier interruption left,
     /// and records the digest. The lock is held while the returned value (or a clone) lives.
     pub fn open(path: &Path, digest: &str) -> Result<Self> {
+        if path.exists() && !path.is_dir() {
+            return Err(crate::plan::refuse(format!(
+                "{}: not a directory; --out names the results directory to write",
+                path.display()
+            )));
+        }
         let lock = DirLock::acquire(path)?;
         Self::check(path, digest)?;
         remove_partials(path)?;

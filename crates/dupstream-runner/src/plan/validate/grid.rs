@@ -15,10 +15,23 @@ pub fn name(src: Source<'_>, name: &str) -> Result<(), ConfigError> {
     if ok {
         Ok(())
     } else {
+        let bad: String = name
+            .chars()
+            .filter(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
+            .take(3)
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
         Err(src.at_key(
             src.whole(),
             "name",
-            "must be non-empty and use only letters, digits, '-' and '_'",
+            if name.is_empty() {
+                "must not be empty: it names the results directories".to_string()
+            } else {
+                format!(
+                    "`{name}`: use only ASCII letters (a-z, A-Z), digits, '-' and '_' (it names the results directories); not {bad}"
+                )
+            },
         ))
     }
 }

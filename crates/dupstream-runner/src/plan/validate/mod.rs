@@ -45,7 +45,12 @@ pub fn parse_with(
             );
         }
         let line = e.span().map(|s| line_of(text, s.start));
-        let key = unknown_field(e.message()).or_else(|| key_at(text, e.span()));
+        // An unknown variant is a value: the key is the one written on its line.
+        let key = if e.message().contains("unknown variant `") {
+            key_at(text, e.span()).or_else(|| unknown_field(e.message()))
+        } else {
+            unknown_field(e.message()).or_else(|| key_at(text, e.span()))
+        };
         ConfigError::new(file, line, key.as_deref(), e.message())
     };
     let raw: RawExperiment = toml::from_str(text).map_err(toml_error)?;

@@ -167,7 +167,11 @@ fn case(
     let nominal = parse(table.clone()).map_err(|msg| {
         // A serde message names the field only when it is unknown or missing; a value of the
         // wrong type or an unknown variant (`kind = "uniformm"`) is found by its key.
-        let key = crate::plan::error::unknown_field(&msg)
+        // A `kind` that is not a string (`kind = 5`): serde names the tag a variant identifier.
+        let tag = (msg.contains("expected variant identifier") && keys.iter().any(|k| k == "kind"))
+            .then(|| "kind".to_string());
+        let key = tag
+            .or_else(|| crate::plan::error::unknown_field(&msg))
             .filter(|k| {
                 !msg.contains("unknown variant")
                     && (keys.contains(k) || msg.contains("missing field"))
