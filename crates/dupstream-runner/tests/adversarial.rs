@@ -477,7 +477,7 @@ fn a_fifo_gets_a_plain_language_message() {
     let fifo = dir.join("keys.fifo");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     if !made.is_ok_and(|s| s.success()) {
-        eprintln!("SKIPPED: mkfifo unavailable");
+        crate::util::skipped("mkfifo unavailable");
         return;
     }
     // A writer that feeds the FIFO once (a second open blocks, so it is detached).
@@ -1188,7 +1188,7 @@ fn check_skips_a_fifo_named_like_an_experiment() {
         .arg(dir.join("x.toml"))
         .status();
     if !made.is_ok_and(|s| s.success()) {
-        eprintln!("SKIPPED: mkfifo unavailable");
+        crate::util::skipped("mkfifo unavailable");
         return;
     }
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dupstream"))
