@@ -128,10 +128,10 @@ impl ResultsDir {
                 .join(format!("shards-{}-{}", git_revision(), &digest[..8]))
                 .join(format!("shard-{index}-of-{count}"));
         }
-        if purpose == Purpose::Resume {
-            if let Some(dir) = newest_unfinished(&base, digest) {
-                return dir;
-            }
+        if purpose == Purpose::Resume
+            && let Some(dir) = newest_unfinished(&base, digest)
+        {
+            return dir;
         }
         let mut name = format!("{}-{}-{}", today(), host_tag(), git_revision());
         if exp.scale != 1 {
@@ -526,12 +526,12 @@ pub fn run_toml_differs(
             .and_then(|r| r.get(k))
             .and_then(toml::Value::as_integer)
     };
-    if let (Some(scale), Some(max)) = (int(&run, "scale"), int(&file, "max_scale")) {
-        if scale > max {
-            return Ok(Some(format!(
-                "run.max_scale (run at scale {scale}, the file allows {max})"
-            )));
-        }
+    if let (Some(scale), Some(max)) = (int(&run, "scale"), int(&file, "max_scale"))
+        && scale > max
+    {
+        return Ok(Some(format!(
+            "run.max_scale (run at scale {scale}, the file allows {max})"
+        )));
     }
     for (doc, dir) in [(&mut run, run_dir), (&mut file, exp_dir)] {
         if let Some(toml::Value::Table(r)) = doc.get_mut("run") {
@@ -634,11 +634,11 @@ pub fn rebase_replay_paths(text: &str, from: &Path, to: &Path) -> Result<String>
     };
     let replay = stream.get("kind").and_then(|v| v.as_str()) == Some("replay");
     let rebase = |v: &mut toml::Value| {
-        if let toml::Value::String(p) = v {
-            if Path::new(p.as_str()).is_relative() {
-                let rel = relative_path(&from.join(p.as_str()), to);
-                *p = rel.to_string_lossy().into_owned();
-            }
+        if let toml::Value::String(p) = v
+            && Path::new(p.as_str()).is_relative()
+        {
+            let rel = relative_path(&from.join(p.as_str()), to);
+            *p = rel.to_string_lossy().into_owned();
         }
     };
     match stream.get_mut("path") {
