@@ -237,7 +237,7 @@ impl RunningCounter {
         for i in 0..k {
             dup &= self.cells[dh.index(i, m) as usize] >= self.running;
         }
-        if self.iteration % period == 0 {
+        if self.iteration.is_multiple_of(period) {
             self.running = (self.running + 1) % threshold;
             if self.running == 0 {
                 for c in &mut self.cells {
@@ -929,7 +929,7 @@ mod tests {
         for pos in 0..t {
             s = mix64(s);
             // Gaps spread over 0..~3W: a hot set hit a quarter of the time plus a universe.
-            let key = if s % 4 == 0 {
+            let key = if s.is_multiple_of(4) {
                 s % (p.window / 4).max(1)
             } else {
                 (s >> 8) % universe

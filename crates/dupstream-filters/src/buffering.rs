@@ -510,13 +510,13 @@ impl Lru {
     /// Third stage, once the node is in: its neighbours, which a hit relinks.
     #[inline(always)]
     fn prefetch_links(&self, key: u64) {
-        if let Some(n) = self.index.peek(key) {
-            if let Some(node) = self.nodes.get(n as usize) {
-                // The head's `prev` and the tail's `next` are `NIL`: no node to fetch.
-                for link in [node.prev, node.next] {
-                    if link != NIL {
-                        crate::raw::prefetch(self.nodes.as_ptr().wrapping_add(link as usize));
-                    }
+        if let Some(n) = self.index.peek(key)
+            && let Some(node) = self.nodes.get(n as usize)
+        {
+            // The head's `prev` and the tail's `next` are `NIL`: no node to fetch.
+            for link in [node.prev, node.next] {
+                if link != NIL {
+                    crate::raw::prefetch(self.nodes.as_ptr().wrapping_add(link as usize));
                 }
             }
         }

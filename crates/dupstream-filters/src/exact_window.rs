@@ -232,10 +232,10 @@ impl DuplicateFilter for ExactWindow {
         if self.filled == self.ring.len() {
             // Retire the oldest hash unless a newer occurrence holds its slot.
             let old = self.ring[pos];
-            if let Ok(i) = self.find(old) {
-                if self.table[i] as usize == pos + 1 {
-                    self.remove_at(i);
-                }
+            if let Ok(i) = self.find(old)
+                && self.table[i] as usize == pos + 1
+            {
+                self.remove_at(i);
             }
         } else {
             self.filled += 1;

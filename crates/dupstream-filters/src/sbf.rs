@@ -1197,11 +1197,10 @@ mod tests {
             let mut last = std::collections::HashMap::new();
             for (pos, &key) in keys.iter().enumerate() {
                 let dup = f.step(hash_key(key, seed));
-                if let Some(prev) = last.insert(key, pos) {
-                    if (pos - prev) as u64 <= max {
+                if let Some(prev) = last.insert(key, pos)
+                    && (pos - prev) as u64 <= max {
                         prop_assert!(dup, "gap {} <= Max {} reported UNSEEN", pos - prev, max);
                     }
-                }
             }
             prop_assert!(f.zeros_consistent());
         }

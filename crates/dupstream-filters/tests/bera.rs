@@ -198,7 +198,7 @@ fn rsbf_prose_phase1_is_a_partitioned_sbf() {
     for (t, &h) in stream.iter().enumerate() {
         f.step(h);
         let t = t as u64 + 1;
-        if t % (s / 4) == 0 {
+        if t.is_multiple_of(s / 4) {
             let x =
                 1.0 / (2.0 - 1.0 / s as f64) * (1.0 - (1.0 - 1.0 / s as f64).powf(2.0 * t as f64));
             let ones = f.occupancy().value;

@@ -130,7 +130,7 @@ fn experiment(stream: &str, window: bool, registry: &Registry) -> Experiment {
 
 /// ns per element of a cell's loop (with [`Nothing`]) on `exp`'s stream.
 fn cell_ns(exp: &Experiment, progress: &Progress) -> f64 {
-    let (truths, _) = truth::label(exp, 0, progress).expect("ground truth");
+    let (truths, _) = truth::label(exp, 0, progress, &Cancel::new()).expect("ground truth");
     let cancel = Cancel::new();
     per_element(|| {
         let (_, t) = cell::run(exp, &exp.cells[0], &truths, progress, &cancel).expect("cell runs");

@@ -477,7 +477,7 @@ fn a_fifo_gets_a_plain_language_message() {
     let fifo = dir.join("keys.fifo");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     if !made.is_ok_and(|s| s.success()) {
-        eprintln!("SKIPPED: mkfifo unavailable");
+        crate::util::skipped("mkfifo unavailable");
         return;
     }
     // A writer that feeds the FIFO once (a second open blocks, so it is detached).
@@ -1188,7 +1188,7 @@ fn check_skips_a_fifo_named_like_an_experiment() {
         .arg(dir.join("x.toml"))
         .status();
     if !made.is_ok_and(|s| s.success()) {
-        eprintln!("SKIPPED: mkfifo unavailable");
+        crate::util::skipped("mkfifo unavailable");
         return;
     }
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dupstream"))
@@ -1279,4 +1279,77 @@ fn refused_slurm_arguments_exit_2() {
         assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
     }
     assert!(!out.join("submit.sh").exists());
+}
+
+/// SIGINT or SIGTERM while the ground truth is computed (issue 38, item 4): the run stops
+/// within a second, not when the truth is done (it waited for it: a truth of minutes made a
+/// signal wait minutes, and a clock that never advanced made it wait for ever), says how to
+/// resume, and the printed command resumes it to a finished run.
+#[cfg(unix)]
+#[test]
+fn a_signal_during_the_ground_truth_stops_the_run_within_a_second() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = scratch("adv-signal-truth");
+    // About 6 s of ground truth in the test profile, then one cell of about 5 s.
+    let text = "name = \"gt\"\ndescription = \"a long ground truth\"\n[stream]\nkind = \"uniform\"\nn = 600_000_000\nuniverse = 16_777_216\nseed = 5\n[grid]\nmemory = [\"16KB\"]\n[[algorithm]]\nname = \"bloom\"\nk = 1\n[metrics]\ncheckpoints = 1\n";
+    let file = write(&dir, "gt.toml", text);
+    for (signal, code, name) in [("INT", 130, "SIGINT"), ("TERM", 143, "SIGTERM")] {
+        let out_dir = dir.join(name);
+        let child = Command::new(env!("CARGO_BIN_EXE_dupstream"))
+            .args([
+                "run",
+                &file,
+                "--threads",
+                "1",
+                "--quiet",
+                "--out",
+                s(&out_dir),
+            ])
+            .current_dir(crate::util::root())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The checks take milliseconds; 1.5 s in, the truth is being computed.
+        std::thread::sleep(Duration::from_millis(1500));
+        let sent_at = Instant::now();
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let out = child.wait_with_output().unwrap();
+        let took = sent_at.elapsed();
+        let text = stderr(&out);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{name}: {text}{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            took < Duration::from_millis(1500),
+            "{name}: stopped {took:?} after the signal: {text}"
+        );
+        let line = text
+            .lines()
+            .find(|l| l.contains("resume with: "))
+            .unwrap_or_else(|| panic!("{name}: no line saying how to resume: {text}"));
+        assert!(line.contains("0 of 1 cells"), "{line}");
+        assert_eq!(finished_cells(&out_dir), 0);
+        if name == "SIGTERM" {
+            let cmd = line.split_once("resume with: ").unwrap().1;
+            let words: Vec<&str> = cmd.split_whitespace().collect();
+            let resumed = Command::new(words[0])
+                .args(&words[1..])
+                .arg("--quiet")
+                .current_dir(crate::util::root())
+                .output()
+                .unwrap();
+            assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+            assert!(out_dir.join("commit.json").is_file());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -198,10 +198,10 @@ impl Collector<'_> {
                         segments.push(next.to_string());
                         j += 3;
                     }
-                    if segments.len() > 1 {
-                        if let Some(abs) = self.absolute(&segments) {
-                            self.out.paths.push(abs);
-                        }
+                    if segments.len() > 1
+                        && let Some(abs) = self.absolute(&segments)
+                    {
+                        self.out.paths.push(abs);
                     }
                     i = j;
                 }
@@ -258,13 +258,13 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 fn inline_modules(file: &syn::File, module: &[String]) -> Vec<ModPath> {
     fn walk(items: &[syn::Item], scope: &mut ModPath, out: &mut Vec<ModPath>) {
         for item in items {
-            if let syn::Item::Mod(m) = item {
-                if let Some((_, inner)) = &m.content {
-                    scope.push(m.ident.to_string());
-                    out.push(scope.clone());
-                    walk(inner, scope, out);
-                    scope.pop();
-                }
+            if let syn::Item::Mod(m) = item
+                && let Some((_, inner)) = &m.content
+            {
+                scope.push(m.ident.to_string());
+                out.push(scope.clone());
+                walk(inner, scope, out);
+                scope.pop();
             }
         }
     }
@@ -295,14 +295,13 @@ fn resolve(path: &[String], files: &BTreeMap<ModPath, FileUses>, depth: usize) -
         .rev()
         .map(|n| path[..n].to_vec())
         .find(|p| files.contains_key(p))?;
-    if depth < 16 {
-        if let Some(target) = path.get(m.len()).and_then(|n| files[&m].bindings.get(n)) {
-            if target.as_slice() != path {
-                let mut next = target.clone();
-                next.extend_from_slice(&path[m.len() + 1..]);
-                return resolve(&next, files, depth + 1);
-            }
-        }
+    if depth < 16
+        && let Some(target) = path.get(m.len()).and_then(|n| files[&m].bindings.get(n))
+        && target.as_slice() != path
+    {
+        let mut next = target.clone();
+        next.extend_from_slice(&path[m.len() + 1..]);
+        return resolve(&next, files, depth + 1);
     }
     Some(m)
 }

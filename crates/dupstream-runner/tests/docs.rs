@@ -67,7 +67,7 @@ fn the_repository_commits_the_canonical_runs_only() {
     let listed = match out {
         Ok(o) if o.status.success() => String::from_utf8(o.stdout).unwrap(),
         _ => {
-            eprintln!("SKIPPED: not a git checkout (or no git): tracked results not checked");
+            crate::util::skipped("not a git checkout (or no git): tracked results not checked");
             return;
         }
     };

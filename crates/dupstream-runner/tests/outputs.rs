@@ -76,7 +76,7 @@ fn version_and_manifest_name_the_build_revision_and_the_machine() {
             rev == h || rev == format!("{h}-dirty"),
             "--version says {rev}, HEAD is {h}"
         ),
-        _ => eprintln!("SKIPPED: revision check (not a git checkout): {rev}"),
+        _ => crate::util::skipped(&format!("revision check (not a git checkout): {rev}")),
     }
     // Started from another directory, a run records the build's revision all the same.
     let dir = scratch("revision");

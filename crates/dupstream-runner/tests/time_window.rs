@@ -278,6 +278,45 @@ fn bad_time_specs_name_their_line_and_key() {
             "metrics.window_seconds",
         ),
         (
+            "MMPP phases too short to advance the clock (it hung)",
+            TIMED.replace(
+                "burst_seconds = 1.0, lull_seconds = 4.0",
+                "burst_seconds = 1e-20, lull_seconds = 1e-20",
+            ),
+            8,
+            "time.burst_seconds",
+        ),
+        (
+            "a rate whose times overflow",
+            TIMED.replace(time_line, "time = { process = \"poisson\", rate = 1e-306 }"),
+            8,
+            "time.rate",
+        ),
+        (
+            "a window that saturates",
+            TIMED.replace(
+                "checkpoints = 3\nwindow_seconds = 2.0",
+                "checkpoints = 3\nwindow_seconds = 1e300",
+            ),
+            30,
+            "metrics.window_seconds",
+        ),
+        (
+            "a window that holds the whole stream",
+            TIMED.replace(
+                "checkpoints = 3\nwindow_seconds = 2.0",
+                "checkpoints = 3\nwindow_seconds = 1e6",
+            ),
+            30,
+            "metrics.window_seconds",
+        ),
+        (
+            "a warm-up as long as the stream",
+            TIMED.replace("checkpoints = 3\n", "checkpoints = 3\nwarmup = 6000\n"),
+            30,
+            "metrics.warmup",
+        ),
+        (
             "zero seconds",
             TIMED.replace(
                 "checkpoints = 3\nwindow_seconds = 2.0",
@@ -337,4 +376,57 @@ fn a_replay_offset_skips_its_log_times_too() {
     // (n − 1)·T / (t_last − t_first) = 4 · 8 / 4 on the kept times; 6 · 8 / 1004 with the
     // prefix's.
     assert_eq!(last.window, Some(8));
+}
+
+/// A log whose times go back (issue 38): by default the run stops at the first such line,
+/// naming it, exit 2; with `out_of_order = "clamp"` the earlier time is taken as the previous
+/// one and the run finishes.
+#[test]
+fn a_log_whose_times_go_back_fails_at_its_line_unless_clamped() {
+    let dir = scratch("time-out-of-order");
+    // 400 lines, the second half dated an hour before the first.
+    let mut log = String::new();
+    for i in 0..400u32 {
+        let (hour, sec) = if i < 200 { (11, i % 60) } else { (10, i % 60) };
+        log.push_str(&format!(
+            "h{i} - - [01/Aug/1995:{hour:02}:{:02}:{sec:02} -0400] \"GET /p{} HTTP/1.0\" 200 1\n",
+            i / 60 % 60,
+            i % 37
+        ));
+    }
+    std::fs::write(dir.join("access.log"), log).unwrap();
+    let text = |time: &str| {
+        format!(
+            "name = \"ooo\"\ndescription = \"d\"\n[stream]\nkind = \"replay\"\npath = \"access.log\"\nformat = \"clf\"\ntime = {time}\n[grid]\nmemory = [\"1KB\"]\n[[algorithm]]\nname = \"exact\"\n[metrics]\nwindow_seconds = 60.0\n"
+        )
+    };
+    let file = dir.join("ooo.toml");
+    std::fs::write(&file, text("{ process = \"log\" }")).unwrap();
+    let out = dupstream(&[
+        "run",
+        file.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        dir.join("fail").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("access.log:201:") && err.contains("out of order"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    std::fs::write(
+        &file,
+        text("{ process = \"log\", out_of_order = \"clamp\" }"),
+    )
+    .unwrap();
+    dupstream_ok(&[
+        "run",
+        file.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        dir.join("clamp").to_str().unwrap(),
+    ]);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -58,10 +58,18 @@ pub fn shared_data(file: &str) -> Option<PathBuf> {
     if path.is_file() {
         Some(path)
     } else {
-        eprintln!(
-            "SKIPPED: {file} not found in {} (set DUPSTREAM_SHARED_DATA)",
+        skipped(&format!(
+            "{file} not found in {} (set DUPSTREAM_SHARED_DATA)",
             dir.display()
-        );
+        ));
         None
     }
+}
+
+/// Says that a test skips (part of) its check, on the stderr handle rather than with
+/// `eprintln!`, so that the harness's output capture does not hide it: `cargo test` shows
+/// `SKIPPED: ...` beside the test's `ok`.
+pub fn skipped(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
 }

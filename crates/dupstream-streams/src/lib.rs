@@ -45,7 +45,7 @@ pub mod window_truth;
 pub use error::{Error, Result};
 pub use replay::{BadLinePolicy, ReplayFormat, ReplayStream};
 pub use spec::{MAX_LEN, StreamSpec};
-pub use time::{Clock, Clocked, Phases, TimeSpec, TimedStream, open_timed};
+pub use time::{Clock, Clocked, OutOfOrder, Phases, TimeSpec, TimedStream, open_timed};
 pub use truth::{GroundTruth, Oracle, StreamStats};
 pub use window_truth::{Window, WindowOracle, WindowStats, WindowTruth};
 
@@ -64,6 +64,54 @@ pub trait KeyStream: Send {
     /// [`replay::SKIPPED_LINES_KEPT`] of them, ascending; empty for generators.
     fn first_skipped_lines(&self) -> &[u64] {
         &[]
+    }
+}
+
+/// A key stream that ends with an error (an [`Error::Io`] of kind
+/// [`Interrupted`](std::io::ErrorKind::Interrupted)) once `stop` returns true, checked before
+/// each batch: a caller's way to stop a long labelling (a run asked to stop by a signal while
+/// its ground truth is computed, [`GroundTruth::compute_stoppable`]).
+pub struct StopWhen<'a> {
+    inner: &'a mut dyn KeyStream,
+    stop: &'a (dyn Fn() -> bool + Sync),
+}
+
+impl std::fmt::Debug for StopWhen<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StopWhen").finish_non_exhaustive()
+    }
+}
+
+impl<'a> StopWhen<'a> {
+    /// `inner`, stopped once `stop` returns true.
+    pub fn new(inner: &'a mut dyn KeyStream, stop: &'a (dyn Fn() -> bool + Sync)) -> Self {
+        Self { inner, stop }
+    }
+}
+
+/// The error a stopped stream returns.
+pub fn stopped_error() -> Error {
+    Error::Io {
+        path: std::path::PathBuf::from("(stream)"),
+        line: None,
+        source: std::io::Error::new(std::io::ErrorKind::Interrupted, "stopped"),
+    }
+}
+
+impl KeyStream for StopWhen<'_> {
+    fn fill(&mut self, buf: &mut [u64]) -> Result<usize> {
+        if (self.stop)() {
+            return Err(stopped_error());
+        }
+        self.inner.fill(buf)
+    }
+
+    fn skipped_lines(&self) -> u64 {
+        self.inner.skipped_lines()
+    }
+
+    fn first_skipped_lines(&self) -> &[u64] {
+        self.inner.first_skipped_lines()
     }
 }
 

@@ -326,6 +326,8 @@ pub struct ReplayStream {
     /// Where element times come from ([`ReplayStream::timed`]).
     time: Option<TimeSource>,
     last_time: f64,
+    /// What a time earlier than the previous one does ([`ReplayStream::out_of_order`]).
+    out_of_order: crate::time::OutOfOrder,
 }
 
 /// Where a replayed element's time comes from.
@@ -387,6 +389,7 @@ impl ReplayStream {
             done: false,
             time: None,
             last_time: 0.0,
+            out_of_order: crate::time::OutOfOrder::Fail,
         })
     }
 
@@ -394,9 +397,9 @@ impl ReplayStream {
     /// `clf` line (Unix seconds, UTC; `time_column` must be `None`), or the field
     /// `time_column` (a header name or 0-based index) of a `csv`/`tsv` line, in seconds. A line
     /// whose time does not parse is malformed (handled by the bad-line policy). A time earlier
-    /// than the previous element's is taken as the previous one (logs are not always in
-    /// order; time windows need non-decreasing times). Keys are read as by
-    /// [`KeyStream::fill`].
+    /// than the previous element's stops the stream with an error naming its line, unless
+    /// [`ReplayStream::out_of_order`] says to clamp it (time windows need non-decreasing
+    /// times). Keys are read as by [`KeyStream::fill`].
     ///
     /// # Errors
     /// [`Error::InvalidSpec`] for `lines` (no time field) or a `clf` file given a column;
@@ -422,6 +425,15 @@ impl ReplayStream {
             }
         });
         Ok(self)
+    }
+
+    /// What a time earlier than the previous element's does: [`OutOfOrder::Fail`](crate::OutOfOrder::Fail)
+    /// (the default: the line is refused, whatever the bad-line policy, since skipping it
+    /// would shift the keys against the truth's) or [`OutOfOrder::Clamp`](crate::OutOfOrder::Clamp)
+    /// (taken as the previous time).
+    pub fn out_of_order(mut self, policy: crate::time::OutOfOrder) -> Self {
+        self.out_of_order = policy;
+        self
     }
 
     /// The time of the current line, or why there is none.
@@ -456,6 +468,12 @@ impl ReplayStream {
                     })?
             }
         };
+        if t < self.last_time && self.out_of_order == crate::time::OutOfOrder::Fail {
+            return Err(format!(
+                "time {t} is earlier than the previous element's, {}: the log is out of order; sort it, or give `out_of_order = \"clamp\"` in `[stream] time` to take such a time as the previous one",
+                self.last_time
+            ));
+        }
         let t = t.max(self.last_time);
         self.last_time = t;
         Ok(t)

@@ -55,6 +55,30 @@ impl Phases {
     }
 }
 
+/// What a log's own times do when one goes back (earlier than the element before it):
+/// `time = { process = "log", out_of_order = "..." }`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutOfOrder {
+    /// Stop at the first such line, naming it (the default): a log out of order gives
+    /// time windows that mean nothing unless the reader says what to do.
+    #[default]
+    Fail,
+    /// Take the earlier time as the previous element's (time windows need non-decreasing
+    /// times); the keys keep the log's order.
+    Clamp,
+}
+
+impl OutOfOrder {
+    /// The name as written in experiment files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fail => "fail",
+            Self::Clamp => "clamp",
+        }
+    }
+}
+
 /// The arrival process of a timestamped stream, as written in an experiment file's
 /// `[stream] time = { process = "...", ... }`. Times are in seconds.
 ///
@@ -63,6 +87,7 @@ impl Phases {
 /// time = { process = "mmpp", burst_rate = 8000.0, lull_rate = 500.0, burst_seconds = 2.0, lull_seconds = 8.0 }
 /// time = { process = "log" }                    # a replayed CLF file's own [date]s
 /// time = { process = "log", column = "time" }   # a CSV/TSV column of seconds
+/// time = { process = "log", out_of_order = "clamp" }   # times that go back: clamp, or "fail"
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "process", rename_all = "snake_case", deny_unknown_fields)]
@@ -103,6 +128,10 @@ pub enum TimeSpec {
         /// The time column of a `csv`/`tsv` file (a header name or a 0-based index).
         #[serde(default)]
         column: Option<String>,
+        /// A time earlier than the element before it: `fail` (default, naming the line) or
+        /// `clamp` (taken as the previous time).
+        #[serde(default)]
+        out_of_order: OutOfOrder,
     },
 }
 
@@ -141,7 +170,7 @@ impl TimeSpec {
     /// [`Error::InvalidSpec`] naming the field (`time.rate`, ...).
     pub fn validate(&self, stream: &StreamSpec) -> Result<()> {
         self.check_values()?;
-        let Self::Log { column } = self else {
+        let Self::Log { column, .. } = self else {
             return Ok(());
         };
         let bad = |field: &'static str, value: String, reason: String| Error::InvalidSpec {
@@ -301,11 +330,16 @@ impl TimeSpec {
 pub fn open_timed(stream: &StreamSpec, time: &TimeSpec, seed: u64) -> Result<Box<dyn TimedStream>> {
     time.validate(stream)?;
     match time {
-        TimeSpec::Log { column } => {
+        TimeSpec::Log {
+            column,
+            out_of_order,
+        } => {
             let replay = stream
                 .open_replay()
                 .expect("validated: a log's times need a replay")?;
-            Ok(Box::new(replay.timed(column.as_deref())?))
+            Ok(Box::new(
+                replay.timed(column.as_deref())?.out_of_order(*out_of_order),
+            ))
         }
         _ => {
             let clock = time.clock(seed)?.expect("a synthetic process has a clock");

@@ -456,11 +456,22 @@ impl GroundTruth {
     /// Labels `spec`'s stream with the given oracle (`None` = automatic). The bitmap needs a
     /// declared universe.
     pub fn compute_with(spec: &StreamSpec, oracle: Option<Oracle>) -> Result<GroundTruth> {
+        Self::compute_stoppable(spec, oracle, &|| false)
+    }
+
+    /// [`compute_with`](Self::compute_with), ended early with the error of a
+    /// [`StopWhen`](crate::StopWhen) stream once `stop` returns true (checked before each
+    /// batch of keys).
+    pub fn compute_stoppable(
+        spec: &StreamSpec,
+        oracle: Option<Oracle>,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<GroundTruth> {
         spec.validate()?;
         let plan = plan(spec);
         let b = Builder::new(oracle.unwrap_or(plan.oracle), &plan, &|| spec.describe())?;
         let mut stream = spec.open()?;
-        run(&mut *stream, b)
+        run(&mut crate::StopWhen::new(&mut *stream, stop), b)
     }
 
     /// Labels an in-memory key sequence; `universe` (keys `0..U`) enables the bitmap oracle.

@@ -527,6 +527,17 @@ fn drain(stream: &mut dyn KeyStream, mut l: Labeller) -> Result<WindowTruth> {
 impl WindowTruth {
     /// Labels `spec`'s stream with an element window of `window` elements.
     pub fn compute(spec: &StreamSpec, window: u64) -> Result<WindowTruth> {
+        Self::compute_stoppable(spec, window, &|| false)
+    }
+
+    /// [`compute`](Self::compute), ended early with the error of a
+    /// [`StopWhen`](crate::StopWhen) stream once `stop` returns true (checked before each
+    /// batch of keys).
+    pub fn compute_stoppable(
+        spec: &StreamSpec,
+        window: u64,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<WindowTruth> {
         spec.validate()?;
         let l = Labeller::new(
             Window::Elements(window),
@@ -536,7 +547,7 @@ impl WindowTruth {
             &|| spec.describe(),
         )?;
         let mut stream = spec.open()?;
-        drain(&mut *stream, l)
+        drain(&mut crate::StopWhen::new(&mut *stream, stop), l)
     }
 
     /// Labels any key stream with an element window; `universe` (keys `0..U`) enables the

@@ -2,8 +2,8 @@
 //! determinism, keys unchanged by times, `--scale`, and a replayed log's own times.
 
 use dupstream_streams::{
-    BadLinePolicy, Clock, Phases, ReplayFormat, StreamSpec, TimeSpec, TimedStream, WindowTruth,
-    collect_keys, open_timed,
+    BadLinePolicy, Clock, OutOfOrder, Phases, ReplayFormat, StreamSpec, TimeSpec, TimedStream,
+    WindowTruth, collect_keys, open_timed,
 };
 
 use crate::common::nasa_tsv;
@@ -233,7 +233,13 @@ fn bad_time_specs_name_their_field() {
         field(mmpp([100.0, 1.0], [0.0, 1.0], Phases::Fixed)),
         "time.burst_seconds"
     );
-    assert_eq!(field(TimeSpec::Log { column: None }), "time.process");
+    assert_eq!(
+        field(TimeSpec::Log {
+            column: None,
+            out_of_order: OutOfOrder::Fail,
+        }),
+        "time.process"
+    );
     let lines = StreamSpec::Replay {
         path: "x".into(),
         format: ReplayFormat::Lines,
@@ -244,7 +250,14 @@ fn bad_time_specs_name_their_field() {
         offset: 0,
         limit: None,
     };
-    assert!(TimeSpec::Log { column: None }.validate(&lines).is_err());
+    assert!(
+        TimeSpec::Log {
+            column: None,
+            out_of_order: OutOfOrder::Fail,
+        }
+        .validate(&lines)
+        .is_err()
+    );
     // A log's own times with bad lines skipped: the cells' timed stream would drop a line
     // with a bad time that the truths' untimed stream keeps, shifting every label after it.
     let skipping = StreamSpec::Replay {
@@ -258,7 +271,13 @@ fn bad_time_specs_name_their_field() {
         limit: None,
     };
     assert_eq!(
-        field_of(TimeSpec::Log { column: None }.validate(&skipping)),
+        field_of(
+            TimeSpec::Log {
+                column: None,
+                out_of_order: OutOfOrder::Fail,
+            }
+            .validate(&skipping)
+        ),
         "bad_lines"
     );
     let parsed: TimeSpec =
@@ -284,6 +303,7 @@ fn nasa_log_times_label_a_time_window() {
     };
     let time = TimeSpec::Log {
         column: Some("time".into()),
+        out_of_order: OutOfOrder::Fail,
     };
     time.validate(&spec).unwrap();
     let (keys, times) = all_times(&mut *open_timed(&spec, &time, 1).unwrap());

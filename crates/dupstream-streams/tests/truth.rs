@@ -16,10 +16,10 @@ fn naive(keys: &[u64], track: impl Fn(u64) -> bool) -> (Vec<bool>, u64, Vec<u64>
         .iter()
         .enumerate()
         .map(|(i, &k)| {
-            if track(k) {
-                if let Some(p) = last.insert(k, i as u64) {
-                    hist[(i as u64 - p).ilog2() as usize] += 1;
-                }
+            if track(k)
+                && let Some(p) = last.insert(k, i as u64)
+            {
+                hist[(i as u64 - p).ilog2() as usize] += 1;
             }
             !seen.insert(k)
         })

@@ -2,7 +2,7 @@
 
 use crate::common::{TempFile, drain, nasa_tsv};
 use dupstream_streams::{
-    BadLinePolicy, Clock, Clocked, GroundTruth, ReplayFormat, ReplayStream, StreamSpec,
+    BadLinePolicy, Clock, Clocked, GroundTruth, OutOfOrder, ReplayFormat, ReplayStream, StreamSpec,
     TimedStream, Window, WindowOracle, WindowTruth, collect_keys,
 };
 use proptest::prelude::*;
@@ -137,8 +137,17 @@ d - - [01/Aug/1995:00:01:03 -0400] \"GET /x\" 200 1\n";
         )
         .unwrap()
     };
-    let (keys, times) = drain_timed(&mut open().timed(None).unwrap());
-    // The third line's earlier time is taken as the previous one.
+    // The third line's earlier time stops the stream, naming the line, unless clamped.
+    let mut failing = open().timed(None).unwrap();
+    let (mut kb, mut tb) = ([0u64; 8], [0f64; 8]);
+    let err = failing
+        .fill_timed(&mut kb, &mut tb)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(":3:") && err.contains("out of order"), "{err}");
+    let (keys, times) =
+        drain_timed(&mut open().timed(None).unwrap().out_of_order(OutOfOrder::Clamp));
+    // Clamped: the third line's earlier time is taken as the previous one.
     let t0 = 807_249_601.0;
     assert_eq!(times, vec![t0, t0 + 2.0, t0 + 2.0, t0 + 62.0]);
     // The keys are those of the untimed stream.

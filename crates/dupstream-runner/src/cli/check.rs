@@ -151,11 +151,11 @@ fn check_file(file: &Path, scale: Option<u64>, registry: &Registry) -> Checked {
             out.warnings = exp.warnings;
         }
         Err(e) => {
-            if let Some(c) = e.downcast_ref::<ConfigError>() {
-                if c.missing_input.is_some() {
-                    out.skipped = Some(c.to_string());
-                    return out;
-                }
+            if let Some(c) = e.downcast_ref::<ConfigError>()
+                && c.missing_input.is_some()
+            {
+                out.skipped = Some(c.to_string());
+                return out;
             }
             out.error = Some(match e.downcast_ref::<ConfigError>() {
                 Some(c) => CheckError {

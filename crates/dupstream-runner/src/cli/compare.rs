@@ -5,7 +5,7 @@ use crate::plan::Registry;
 use crate::record::{ResultsDir, read_result_json};
 use crate::report;
 use crate::report::runs::{self, Run};
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -56,10 +56,10 @@ pub fn run(args: CompareArgs, registry: &Registry) -> Result<()> {
     let dir = ResultsDir::existing(&args.dirs[0]);
     let (exp, rows) = report::load(&dir, registry)?;
     if exp.reference.is_none() {
-        bail!(
+        return Err(crate::plan::refuse(format!(
             "{} has no paper values to compare with (give a second results directory to compare two runs)",
             dir.path().display()
-        );
+        )));
     }
     let md = report::write(&exp, &dir, &rows)?;
     if args.json {

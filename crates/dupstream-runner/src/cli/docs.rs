@@ -30,10 +30,21 @@ pub struct DocsArgs {
 
 pub fn run(args: DocsArgs) -> Result<()> {
     let catalogue = Catalogue::load(&args.root)?;
-    let documents = catalogue.documents()?;
     for p in &catalogue.problems {
         eprintln!("{p}");
     }
+    let problems = catalogue.problems.len();
+    // A damaged, missing or stale canonical run: nothing is written from it.
+    if args.write && problems > 0 {
+        return Err(crate::plan::refuse(format!(
+            "{problems} problem(s) with results/ (above); no document rewritten"
+        )));
+    }
+    let documents = match catalogue.documents() {
+        Ok(d) => d,
+        Err(e) if problems > 0 => bail!("{problems} problem(s) with results/ (above): {e:#}"),
+        Err(e) => return Err(e),
+    };
     if !catalogue.uncited.is_empty() {
         eprintln!(
             "note: {} run(s) under results/ that results/canonical.toml does not name; no document cites them: {}",
@@ -75,12 +86,6 @@ pub fn run(args: DocsArgs) -> Result<()> {
             blocks,
             documents.len()
         )?;
-    }
-    if args.write && !catalogue.problems.is_empty() {
-        bail!(
-            "{} problem(s) with results/ (above)",
-            catalogue.problems.len()
-        );
     }
     Ok(())
 }

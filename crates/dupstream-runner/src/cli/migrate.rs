@@ -38,10 +38,14 @@ pub fn run(args: MigrateArgs, registry: &Registry) -> Result<()> {
     }
     for path in found {
         let dir = ResultsDir::open_finished(&path)?;
+        // A finished run is migrated only as it was finished (an older one has no record).
+        if ResultsDir::has_finished_run(&path) {
+            crate::record::verify_run(&path)?;
+        }
         let rows = dir
             .migrate_rows()
             .with_context(|| format!("migrating {}", path.display()))?;
-        let (exp, all) = report::load(&dir, registry)
+        let (exp, all) = report::load_unverified(&dir, registry)
             .with_context(|| format!("reading {} back", path.display()))?;
         report::write(&exp, &dir, &all)?;
         if ResultsDir::has_finished_run(&path) {

@@ -69,16 +69,21 @@ pub fn run(args: ReportArgs, registry: &Registry) -> Result<()> {
         }
     }
     if args.plot {
-        for d in dirs {
+        for d in &dirs {
             // A directory that cannot be re-drawn keeps its charts; the page is written all
             // the same. (A replay's input is not needed: charts are drawn from raw.csv.)
-            if let Err(e) = report::redraw(&ResultsDir::existing(&d), registry) {
+            if let Err(e) = report::redraw(&ResultsDir::existing(d), registry) {
                 eprintln!(
                     "dupstream: warning: {}: charts not re-drawn: {e:#}",
                     d.display()
                 );
             }
         }
+    }
+    // Nothing is shown from a run that does not check against its commit record: the first
+    // one that fails is refused, naming its file (after --plot, which mends its charts).
+    for d in &dirs {
+        crate::record::verify_run(d)?;
     }
     if single {
         outln!("{}", html::write_run(&args.path, None)?.display())?;

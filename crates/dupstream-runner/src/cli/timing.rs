@@ -14,8 +14,12 @@ pub struct TimingArgs {
 
 pub fn run(args: TimingArgs, registry: &Registry) -> Result<()> {
     let dir = ResultsDir::existing(&args.results_dir);
-    let exp = crate::plan::load_recorded(&dir.join("run.toml"), registry)?;
-    let rows = dir.read_raw()?;
-    outln!("{}", report::timing::timing(dir.path(), &exp, &rows)?)?;
+    let (exp, rows) = report::load(&dir, registry)?;
+    let md = report::timing::timing(dir.path(), &exp, &rows)?;
+    crate::record::update_commit(
+        dir.path(),
+        &["timing.csv", "timing.md"].map(|f| dir.join(f)),
+    )?;
+    outln!("{md}")?;
     Ok(())
 }

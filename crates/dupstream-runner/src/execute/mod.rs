@@ -67,7 +67,7 @@ pub fn run_all(
         // Ground truth is needed for stream statistics even when every cell is done; it is
         // cheap next to the cells.
         cancel.check()?;
-        let (truth, row) = truth::label(exp, si, progress)?;
+        let (truth, row) = truth::label(exp, si, progress, cancel)?;
         progress.clear_message();
         if let Some(w) = few_duplicates(exp, si, &row) {
             progress.warn(&w);

@@ -2,7 +2,7 @@
 //! the start, and over the last `[metrics] window` elements (or `window_seconds` seconds of a
 //! timestamped stream) when one is configured.
 
-use crate::execute::Progress;
+use crate::execute::{Cancel, Progress};
 use crate::plan::ConfigError;
 use crate::plan::Experiment;
 use crate::record::StreamRow;
@@ -20,12 +20,14 @@ pub struct Truths {
     pub window: Option<(u64, WindowTruth)>,
 }
 
-/// A timed stream that notes its first and last times and its length.
+/// A timed stream that notes its first and last times and its length, and stops once
+/// `cancel` is set.
 struct Span<'a> {
     inner: &'a mut dyn TimedStream,
     first: Option<f64>,
     last: f64,
     n: u64,
+    cancel: &'a Cancel,
 }
 
 impl TimedStream for Span<'_> {
@@ -34,6 +36,9 @@ impl TimedStream for Span<'_> {
         keys: &mut [u64],
         times: &mut [f64],
     ) -> dupstream_streams::Result<usize> {
+        if self.cancel.check().is_err() {
+            return Err(dupstream_streams::stopped_error());
+        }
         let k = self.inner.fill_timed(keys, times)?;
         if k > 0 {
             self.first.get_or_insert(times[0]);
@@ -46,7 +51,12 @@ impl TimedStream for Span<'_> {
 
 /// The time-window truth of stream `index` of `exp` and its mean number of elements per
 /// window (see [`Truths`]).
-fn time_window(exp: &Experiment, index: usize, seconds: f64) -> Result<(u64, WindowTruth)> {
+fn time_window(
+    exp: &Experiment,
+    index: usize,
+    seconds: f64,
+    cancel: &Cancel,
+) -> Result<(u64, WindowTruth)> {
     let case = &exp.streams[index];
     let time = case
         .time
@@ -58,6 +68,7 @@ fn time_window(exp: &Experiment, index: usize, seconds: f64) -> Result<(u64, Win
         first: None,
         last: 0.0,
         n: 0,
+        cancel,
     };
     let wt = WindowTruth::from_timed_stream(
         &mut span,
@@ -68,23 +79,44 @@ fn time_window(exp: &Experiment, index: usize, seconds: f64) -> Result<(u64, Win
     )?;
     let elapsed = span.last - span.first.unwrap_or(0.0);
     if elapsed <= 0.0 {
-        anyhow::bail!(
+        return Err(crate::plan::refuse(format!(
             "stream {}: its {} elements all arrive at time {}; a time window needs times that advance",
             case.spec.describe(),
             span.n,
             span.last
-        );
+        )));
     }
     let per_window = (span.n.saturating_sub(1) as f64 * seconds / elapsed).round() as u64;
     Ok((per_window.max(1), wt))
 }
 
-/// Labels stream `index` of `exp`; returns the labels and the stream's statistics.
-pub fn label(exp: &Experiment, index: usize, progress: &Progress) -> Result<(Truths, StreamRow)> {
+/// Labels stream `index` of `exp`; returns the labels and the stream's statistics. Once
+/// `cancel` is set (a signal), the labelling stops within a batch of keys and the result is
+/// [`Interrupted`](crate::execute::Interrupted).
+pub fn label(
+    exp: &Experiment,
+    index: usize,
+    progress: &Progress,
+    cancel: &Cancel,
+) -> Result<(Truths, StreamRow)> {
+    // A stream stopped midway ends with an error: the signal is the cause.
+    label_until(exp, index, progress, cancel).map_err(|e| match cancel.check() {
+        Err(by) => by.into(),
+        Ok(()) => e,
+    })
+}
+
+fn label_until(
+    exp: &Experiment,
+    index: usize,
+    progress: &Progress,
+    cancel: &Cancel,
+) -> Result<(Truths, StreamRow)> {
     let case = &exp.streams[index];
     let start = Instant::now();
     progress.message(&format!("ground truth for {}", case.spec.describe()));
-    let truth = GroundTruth::compute(&case.spec)
+    let stop = || cancel.check().is_err();
+    let truth = GroundTruth::compute_stoppable(&case.spec, None, &stop)
         .with_context(|| format!("ground truth for {}", case.spec.describe()))?;
     let row = StreamRow::new(index, case, &truth, 0.0);
     if truth.is_empty() {
@@ -116,10 +148,10 @@ pub fn label(exp: &Experiment, index: usize, progress: &Progress) -> Result<(Tru
             case.spec.describe()
         ));
         let (w, wt) = match (exp.window, exp.window_seconds) {
-            (Some(w), _) => WindowTruth::compute(&case.spec, w)
+            (Some(w), _) => WindowTruth::compute_stoppable(&case.spec, w, &stop)
                 .map(|t| (w, t))
                 .map_err(anyhow::Error::from),
-            (None, secs) => time_window(exp, index, secs.unwrap_or(0.0)),
+            (None, secs) => time_window(exp, index, secs.unwrap_or(0.0), cancel),
         }
         .with_context(|| format!("windowed ground truth for {}", case.spec.describe()))?;
         if wt.len() != truth.len() {

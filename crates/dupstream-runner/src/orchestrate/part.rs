@@ -169,27 +169,26 @@ fn already_finished(
             path.display()
         )));
     }
-    if let Ok(rec) = read_record(path) {
-        if rec.id.experiment_sha == session.digest
-            && rec.shards == shard.count
-            && rec.shard == shard.index
-            && rec.cells == mine
-            && mine.iter().all(|&c| {
-                matches!(
-                    dir.cell_state(c, &session.digest, session.exp.scale),
-                    CellState::Done(_)
-                )
-            })
-        {
-            if !args.quiet {
-                eprintln!(
-                    "dupstream: shard {shard} of {} is already finished in {}",
-                    session.exp.name,
-                    path.display()
-                );
-            }
-            return Ok(true);
+    if let Ok(rec) = read_record(path)
+        && rec.id.experiment_sha == session.digest
+        && rec.shards == shard.count
+        && rec.shard == shard.index
+        && rec.cells == mine
+        && mine.iter().all(|&c| {
+            matches!(
+                dir.cell_state(c, &session.digest, session.exp.scale),
+                CellState::Done(_)
+            )
+        })
+    {
+        if !args.quiet {
+            eprintln!(
+                "dupstream: shard {shard} of {} is already finished in {}",
+                session.exp.name,
+                path.display()
+            );
         }
+        return Ok(true);
     }
     std::fs::remove_file(path.join(SHARD_FILE))?;
     Ok(false)

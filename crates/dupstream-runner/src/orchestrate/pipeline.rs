@@ -106,15 +106,15 @@ impl Session {
     /// to change); returns the estimate.
     pub fn check_memory(&self, cells: &Experiment, what: &str, hint: &str) -> Result<u64> {
         let estimate = cost::peak_bytes(cells, self.threads);
-        if let Some(avail) = available_memory() {
-            if estimate > avail {
-                bail!(
-                    "{what} needs about {:.1} GiB ({} threads) but only {:.1} GiB is available; {hint}",
-                    gib(estimate),
-                    self.threads,
-                    gib(avail)
-                );
-            }
+        if let Some(avail) = available_memory()
+            && estimate > avail
+        {
+            bail!(
+                "{what} needs about {:.1} GiB ({} threads) but only {:.1} GiB is available; {hint}",
+                gib(estimate),
+                self.threads,
+                gib(avail)
+            );
         }
         Ok(estimate)
     }

@@ -240,10 +240,10 @@ fn checked_args(args: &SlurmArgs, cells: usize) -> Result<(Option<u64>, u64)> {
     let fixed_mem = args.mem.as_deref().map(parse_slurm_mem).transpose()?;
     let merge_mem = parse_slurm_mem(&args.merge_mem)?;
     for (opt, v) in [("--time", &args.time), ("--merge-time", &args.merge_time)] {
-        if let Some(v) = v {
-            if v.trim().is_empty() || v.contains(char::is_whitespace) {
-                bail!("{opt} `{v}` is not a Slurm time (e.g. 2:00:00 or 1-00:00:00)");
-            }
+        if let Some(v) = v
+            && (v.trim().is_empty() || v.contains(char::is_whitespace))
+        {
+            bail!("{opt} `{v}` is not a Slurm time (e.g. 2:00:00 or 1-00:00:00)");
         }
     }
     Ok((fixed_mem, merge_mem))

@@ -112,10 +112,10 @@ pub fn line_of_key(src: &str, span: std::ops::Range<usize>, key: &str) -> usize 
             if headers > 1 {
                 break;
             }
-        } else if let Some(rest) = t.strip_prefix(key) {
-            if rest.trim_start().starts_with('=') {
-                return line_of(src, offset);
-            }
+        } else if let Some(rest) = t.strip_prefix(key)
+            && rest.trim_start().starts_with('=')
+        {
+            return line_of(src, offset);
         }
         offset += l.len();
     }

@@ -133,10 +133,10 @@ impl Experiment {
                 (1..c).map(|i| n * i / c).filter(|&p| p > 0).collect()
             }
         };
-        if let Some(w) = self.warmup.filter(|&w| w > 0 && w < n) {
-            if let Err(i) = v.binary_search(&w) {
-                v.insert(i, w);
-            }
+        if let Some(w) = self.warmup.filter(|&w| w > 0 && w < n)
+            && let Err(i) = v.binary_search(&w)
+        {
+            v.insert(i, w);
         }
         v.dedup();
         v.push(n);

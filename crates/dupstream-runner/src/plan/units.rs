@@ -61,9 +61,9 @@ fn parse_number(s: &str) -> Option<f64> {
 pub fn format_bits(bits: u64) -> String {
     const MB: u64 = 8 << 20;
     const KB: u64 = 8 << 10;
-    if bits >= MB && bits % MB == 0 {
+    if bits >= MB && bits.is_multiple_of(MB) {
         format!("{}MB", bits / MB)
-    } else if bits >= KB && bits % KB == 0 {
+    } else if bits >= KB && bits.is_multiple_of(KB) {
         format!("{}KB", bits / KB)
     } else {
         format!("{bits} bits")

@@ -51,18 +51,18 @@ impl DirLock {
         let path = dir.join(LOCK_FILE);
         // The lock file is written (the holder's name): a symbolic link would be written
         // through, to wherever it points.
-        if let Ok(m) = std::fs::symlink_metadata(&path) {
-            if !m.file_type().is_file() {
-                let what = if m.file_type().is_symlink() {
-                    "a symbolic link"
-                } else {
-                    "not a regular file"
-                };
-                return Err(crate::plan::refuse(format!(
-                    "{} is {what}; refusing to lock through it (remove it: dupstream recreates it)",
-                    path.display()
-                )));
-            }
+        if let Ok(m) = std::fs::symlink_metadata(&path)
+            && !m.file_type().is_file()
+        {
+            let what = if m.file_type().is_symlink() {
+                "a symbolic link"
+            } else {
+                "not a regular file"
+            };
+            return Err(crate::plan::refuse(format!(
+                "{} is {what}; refusing to lock through it (remove it: dupstream recreates it)",
+                path.display()
+            )));
         }
         let mut file = OpenOptions::new()
             .read(true)

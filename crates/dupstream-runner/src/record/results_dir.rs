@@ -134,10 +134,10 @@ impl ResultsDir {
                 .join(format!("shards-{}-{}", git_revision(), &digest[..8]))
                 .join(format!("shard-{index}-of-{count}"));
         }
-        if purpose == Purpose::Resume {
-            if let Some(dir) = newest_unfinished(&base, digest) {
-                return dir;
-            }
+        if purpose == Purpose::Resume
+            && let Some(dir) = newest_unfinished(&base, digest)
+        {
+            return dir;
         }
         let mut name = format!("{}-{}-{}", today(), host_tag(), git_revision());
         if exp.scale != 1 {
@@ -164,6 +164,12 @@ impl ResultsDir {
     /// of another experiment or scale, removes temporary files an earlier interruption left,
     /// and records the digest. The lock is held while the returned value (or a clone) lives.
     pub fn open(path: &Path, digest: &str) -> Result<Self> {
+        if path.exists() && !path.is_dir() {
+            return Err(crate::plan::refuse(format!(
+                "{}: not a directory; --out names the results directory to write",
+                path.display()
+            )));
+        }
         let lock = DirLock::acquire(path)?;
         Self::check(path, digest)?;
         remove_partials(path)?;
@@ -525,6 +531,119 @@ pub fn run_toml(exp: &Experiment, reference_name: Option<&str>) -> Result<String
     ))
 }
 
+/// Where a run's `run.toml` (`run_text`, in the results directory `run_dir`) no longer
+/// describes the experiment file `source` (in `exp_dir`) as it stands: the first key whose
+/// value differs, `None` when they agree. What only the run decides is left out: `[run]
+/// scale` (a scale today's `[run] max_scale` would clamp is a difference), the name of the
+/// paper values' copy (`[reference] file`; their bytes are compared by the caller), and a
+/// replayed file's path as written (compared as the file it names).
+pub fn run_toml_differs(
+    run_text: &str,
+    run_dir: &Path,
+    source: &str,
+    exp_dir: &Path,
+) -> Result<Option<String>> {
+    let mut run: toml::Table = toml::from_str(run_text)?;
+    let mut file: toml::Table = toml::from_str(source)?;
+    let int = |t: &toml::Table, k: &str| {
+        t.get("run")
+            .and_then(|r| r.get(k))
+            .and_then(toml::Value::as_integer)
+    };
+    if let (Some(scale), Some(max)) = (int(&run, "scale"), int(&file, "max_scale"))
+        && scale > max
+    {
+        return Ok(Some(format!(
+            "run.max_scale (run at scale {scale}, the file allows {max})"
+        )));
+    }
+    for (doc, dir) in [(&mut run, run_dir), (&mut file, exp_dir)] {
+        if let Some(toml::Value::Table(r)) = doc.get_mut("run") {
+            r.remove("scale");
+            r.remove("max_scale");
+            if r.is_empty() {
+                doc.remove("run");
+            }
+        }
+        if let Some(toml::Value::Table(r)) = doc.get_mut("reference") {
+            r.remove("file");
+        }
+        let replay = doc
+            .get("stream")
+            .and_then(|s| s.get("kind"))
+            .and_then(|k| k.as_str())
+            == Some("replay");
+        if let (true, Some(toml::Value::Table(s))) = (replay, doc.get_mut("stream")) {
+            let resolve = |v: &mut toml::Value| {
+                if let toml::Value::String(p) = v {
+                    *p = lexical(&dir.join(p.as_str()))
+                        .to_string_lossy()
+                        .into_owned();
+                }
+            };
+            match s.get_mut("path") {
+                Some(toml::Value::Array(a)) => a.iter_mut().for_each(resolve),
+                Some(p) => resolve(p),
+                None => {}
+            }
+        }
+    }
+    Ok(first_difference(
+        "",
+        &toml::Value::Table(run),
+        &toml::Value::Table(file),
+    ))
+}
+
+/// `p` made absolute and without `.` and `..` components (symbolic links followed when the
+/// path exists).
+fn lexical(p: &Path) -> PathBuf {
+    if let Ok(c) = p.canonicalize() {
+        return c;
+    }
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The first key (dotted, arrays indexed) whose values differ between `a` and `b`.
+fn first_difference(at: &str, a: &toml::Value, b: &toml::Value) -> Option<String> {
+    let key = |k: &str| {
+        if at.is_empty() {
+            k.to_string()
+        } else {
+            format!("{at}.{k}")
+        }
+    };
+    match (a, b) {
+        (toml::Value::Table(x), toml::Value::Table(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter().find_map(|k| match (x.get(k), y.get(k)) {
+                (Some(u), Some(v)) => first_difference(&key(k), u, v),
+                _ => Some(key(k)),
+            })
+        }
+        (toml::Value::Array(x), toml::Value::Array(y)) => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (u, v))| first_difference(&format!("{at}[{i}]"), u, v))
+            .or_else(|| (x.len() != y.len()).then(|| format!("{at}[{}]", x.len().min(y.len())))),
+        _ => (a != b).then(|| at.to_string()),
+    }
+}
+
 /// `run_toml` text (written for an experiment file in `from`) with a replayed file's relative
 /// `[stream] path` (or each of a swept array of them), and `[tuning] stream`'s `path`, made
 /// relative to the directory `to`; text without one is returned unchanged. Absolute paths are
@@ -543,11 +662,11 @@ pub fn rebase_replay_paths(text: &str, from: &Path, to: &Path) -> Result<String>
         return Ok(text.to_string());
     }
     let rebase = |v: &mut toml::Value| {
-        if let toml::Value::String(p) = v {
-            if Path::new(p.as_str()).is_relative() {
-                let rel = relative_path(&from.join(p.as_str()), to);
-                *p = rel.to_string_lossy().into_owned();
-            }
+        if let toml::Value::String(p) = v
+            && Path::new(p.as_str()).is_relative()
+        {
+            let rel = relative_path(&from.join(p.as_str()), to);
+            *p = rel.to_string_lossy().into_owned();
         }
     };
     let mut changed = false;
@@ -663,8 +782,8 @@ fn remove_partials(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Every regular file under `dir` except the lock, the commit record, temporary files and
-/// the `cells/` and `shards/`/`slurm/` subdirectories, sorted by path, with checksums.
+/// Every regular file under `dir` except the lock, the commit record, temporary files, pages
+/// (`index.html`, rewritten by `dupstream report`) and the `cells/` and `shards/`/`slurm/` subdirectories, sorted by path, with checksums.
 fn collect_files(root: &Path, dir: &Path, out: &mut Vec<CommittedFile>) -> Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
@@ -682,6 +801,7 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<CommittedFile>) -> Resul
             && name != crate::record::lock::LOCK_FILE
             && name != COMMIT_FILE
             && !name.ends_with(".partial")
+            && !crate::record::verify::is_page(name)
         {
             let bytes = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
             out.push(CommittedFile {

@@ -187,6 +187,41 @@ fn experiment_file(root: &Path, path: &Path) -> Result<ExperimentFile> {
     })
 }
 
+/// Why the canonical run in `path` (`results/{experiment}/{dir}/`) no longer describes its
+/// experiment file as it stands, if it does not: its `run.toml` differs from the file (a key
+/// added, removed or changed since the run; [`run_toml_differs`](crate::record::run_toml_differs)).
+/// A run of an experiment that no
+/// file under `experiments/` names (the QHT authors'-code runs, made from derived files) is
+/// not checked.
+fn stale_run(
+    root: &Path,
+    experiments: &[ExperimentFile],
+    experiment: &str,
+    path: &Path,
+) -> Result<Option<String>> {
+    let Some(file) = experiments.iter().find(|e| e.name == experiment) else {
+        return Ok(None);
+    };
+    let exp_path = root.join(&file.path);
+    let exp_dir = exp_path.parent().unwrap_or(root);
+    let read = |p: &Path| std::fs::read(p).with_context(|| format!("reading {}", p.display()));
+    let source = String::from_utf8_lossy(&read(&exp_path)?).into_owned();
+    let run_text = String::from_utf8_lossy(&read(&path.join("run.toml"))?).into_owned();
+    let run_dir = rel(root, path);
+    let stale = |why: String| {
+        format!(
+            "{}: changed after its canonical run {run_dir}/ ({why}); run it again and name the new run in {CANONICAL}",
+            file.path
+        )
+    };
+    if let Some(key) = crate::record::run_toml_differs(&run_text, path, &source, exp_dir)
+        .with_context(|| format!("comparing {run_dir}/run.toml with {}", file.path))?
+    {
+        return Ok(Some(stale(format!("its run.toml differs at key `{key}`"))));
+    }
+    Ok(None)
+}
+
 impl Catalogue {
     /// Reads the experiment files under `root/experiments`, `root/results/canonical.toml`
     /// and the canonical runs.
@@ -197,11 +232,27 @@ impl Catalogue {
             .collect::<Result<Vec<_>>>()?;
         let mut problems = Vec::new();
         let mut runs = BTreeMap::new();
+        // Every run named, read or not (a damaged one is a problem, not an uncited run).
+        let mut named = Vec::new();
         for (experiment, dir) in canonical_runs(&root.join(CANONICAL))? {
             let path = root.join("results").join(&experiment).join(&dir);
+            named.push(format!("{}/", rel(root, &path)));
+            if !path.is_dir() {
+                problems.push(format!(
+                    "{CANONICAL}: the canonical run of {experiment}, results/{experiment}/{dir}/, is missing"
+                ));
+                continue;
+            }
             if crate::record::result_path(&path, "manifest.json").is_none() {
                 problems.push(format!(
                     "{CANONICAL}: the canonical run of {experiment}, results/{experiment}/{dir}/, has no manifest.json"
+                ));
+                continue;
+            }
+            // Nothing is written from a run that does not check against its commit record.
+            if let Err(e) = crate::record::verify_run(&path) {
+                problems.push(format!(
+                    "{CANONICAL}: the canonical run of {experiment}: {e:#}"
                 ));
                 continue;
             }
@@ -211,6 +262,9 @@ impl Catalogue {
                     "{CANONICAL}: results/{experiment}/{dir}/ is a run of {}, not of {experiment}",
                     manifest["experiment"]
                 ));
+            }
+            if let Some(stale) = stale_run(root, &experiments, &experiment, &path)? {
+                problems.push(stale);
             }
             runs.insert(
                 experiment.clone(),
@@ -226,7 +280,7 @@ impl Catalogue {
         if results.is_dir() {
             for d in results_dirs(&results)? {
                 let dir = format!("{}/", rel(root, &d));
-                if !runs.values().any(|r| r.dir == dir) {
+                if !named.contains(&dir) {
                     uncited.push(dir);
                 }
             }

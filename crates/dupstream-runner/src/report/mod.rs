@@ -57,7 +57,10 @@ fn write_with(
     let reference = reference::of(exp)?;
     let cells = table::build(rows, &exp.table, &reference);
     let md = table::write(dir.path(), &exp.name, &note(exp), &exp.table, &cells)?;
-    charts::draw(dir.path(), exp, rows, &reference, ns)?;
+    let mut written = charts::draw(dir.path(), exp, rows, &reference, ns)?;
+    written.extend(["table.csv", "table.md"].map(|f| dir.join(f)));
+    // A finished run rewritten (`compare`, `migrate`): its record follows what was written.
+    crate::record::update_commit(dir.path(), &written)?;
     Ok(md)
 }
 
@@ -97,18 +100,30 @@ fn note(exp: &Experiment) -> String {
     )
 }
 
-/// A finished results directory read back: the experiment as run and every row (derived
-/// ones recomputed).
+/// A finished results directory read back, once every file checks against its commit record
+/// ([`verify_run`](crate::record::verify_run); a damaged run is refused naming the file):
+/// the experiment as run and every row (derived ones recomputed).
 pub fn load(dir: &ResultsDir, registry: &Registry) -> Result<(Experiment, Vec<RawRow>)> {
+    crate::record::verify_run(dir.path())?;
+    load_unverified(dir, registry)
+}
+
+/// [`load`] without the check, for a directory whose files were just rewritten (`migrate`).
+pub fn load_unverified(dir: &ResultsDir, registry: &Registry) -> Result<(Experiment, Vec<RawRow>)> {
     let exp = crate::plan::load_recorded(&dir.join("run.toml"), registry)?;
     let (rows, _) = with_derived(&exp, dir.read_raw()?);
     Ok((exp, rows))
 }
 
-/// Re-draws the charts of a finished results directory.
+/// Re-draws the charts of a finished results directory (every other file checked first, as by
+/// [`load`]: a damaged chart is what redrawing mends); its commit record follows the charts
+/// written.
 pub fn redraw(dir: &ResultsDir, registry: &Registry) -> Result<Vec<PathBuf>> {
-    let (exp, rows) = load(dir, registry)?;
+    crate::record::verify_run_but(dir.path(), crate::record::verify::is_chart)?;
+    let (exp, rows) = load_unverified(dir, registry)?;
     let reference = reference::of(&exp)?;
     let ns = cell_ns(dir)?;
-    charts::draw(dir.path(), &exp, &rows, &reference, &ns)
+    let written = charts::draw(dir.path(), &exp, &rows, &reference, &ns)?;
+    crate::record::update_commit(dir.path(), &written)?;
+    Ok(written)
 }

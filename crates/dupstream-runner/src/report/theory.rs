@@ -79,8 +79,10 @@ pub fn figure(f: Figure, sim: Option<&[RawRow]>) -> Result<(&'static str, Vec<Po
     Ok((name, points))
 }
 
-/// The simulation rows of a results directory, for the overlay.
+/// The simulation rows of a results directory, for the overlay (checked against its commit
+/// record first: a damaged run is refused).
 pub fn simulation(dir: &Path) -> Result<Vec<RawRow>> {
+    crate::record::verify_run(dir)?;
     read_result_rows::<RawRow>(dir, "raw.csv")
         .with_context(|| format!("reading the simulation in {}", dir.display()))
 }

@@ -107,6 +107,7 @@ pub fn expand(
                     ),
                 ));
             }
+            ignored_in_mode(src, &span, &combo)?;
             let keys: Vec<String> = combo.keys().cloned().collect();
             let spec = registry
                 .parse(combo.clone())
@@ -124,6 +125,40 @@ pub fn expand(
         }
     }
     Ok(out)
+}
+
+/// Keys that a structure's mode derives itself, so that a value written for them would be
+/// ignored (or, below the structure's own check, blamed on another line): `(structure, mode
+/// key, mode value, keys)`.
+pub const IGNORED_IN_MODE: &[(&str, &str, &str, &[&str])] = &[(
+    "bdbf",
+    "schedule",
+    "running_counter",
+    &["cell_bits", "blocks", "k"],
+)];
+
+/// Refuses, at its own line, a key the structure's mode ignores ([`IGNORED_IN_MODE`]).
+fn ignored_in_mode(
+    src: Source<'_>,
+    span: &Range<usize>,
+    combo: &toml::Table,
+) -> Result<(), ConfigError> {
+    let name = combo.get("name").and_then(|v| v.as_str());
+    for &(structure, mode, value, keys) in IGNORED_IN_MODE {
+        if name != Some(structure) || combo.get(mode).and_then(|v| v.as_str()) != Some(value) {
+            continue;
+        }
+        if let Some(key) = keys.iter().find(|k| combo.contains_key(**k)) {
+            return Err(src.at_key(
+                span.clone(),
+                key,
+                format!(
+                    "`{key}` is not used with {mode} = \"{value}\", which derives it from the budget and the window; remove it"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A configuration's name: `label` followed by each swept `key=value`.
@@ -438,6 +473,33 @@ mod tests {
         let grid = [8192, 16384];
         let algs = expand(src, &raw.algorithm, &Registry::builtin())?;
         cells(src, 2, &grid, &algs, scale, false).map(|c| c.0)
+    }
+
+    /// `cell_bits`, `blocks` or `k` with b_DBF's `running_counter` are refused at their own
+    /// line, even at their default value (`cell_bits = 4` was accepted and ignored).
+    #[test]
+    fn keys_a_mode_ignores_are_refused_at_their_line() {
+        for (key, value) in [
+            ("cell_bits", "4"),
+            ("cell_bits", "8"),
+            ("blocks", "10"),
+            ("k", "3"),
+        ] {
+            let e = run(
+                &format!("[[algorithm]]\nname = \"bdbf\"\nschedule = \"running_counter\"\nwindow = 100\n{key} = {value}\n"),
+                1,
+            )
+            .unwrap_err();
+            assert_eq!((e.line, e.key.as_deref()), (Some(12), Some(key)), "{e}");
+            assert!(e.to_string().contains("not used with schedule"), "{e}");
+        }
+        assert!(
+            run(
+                "[[algorithm]]\nname = \"bdbf\"\nwindow = 100\ncell_bits = 8\n",
+                1
+            )
+            .is_ok()
+        );
     }
 
     #[test]

@@ -85,11 +85,12 @@ pub fn check_params(
         );
     }
     for chart in charts {
-        if let ChartKind::RatesVsParam(p) = &chart.kind {
-            if !known.contains(&p.as_str()) {
-                known.sort_unstable();
-                known.dedup();
-                return Err(src.at_table_key(
+        if let ChartKind::RatesVsParam(p) = &chart.kind
+            && !known.contains(&p.as_str())
+        {
+            known.sort_unstable();
+            known.dedup();
+            return Err(src.at_table_key(
                     "output",
                     "charts",
                     format!(
@@ -97,7 +98,6 @@ pub fn check_params(
                         known.join(", ")
                     ),
                 ));
-            }
         }
     }
     Ok(())

@@ -15,10 +15,23 @@ pub fn name(src: Source<'_>, name: &str) -> Result<(), ConfigError> {
     if ok {
         Ok(())
     } else {
+        let bad: String = name
+            .chars()
+            .filter(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
+            .take(3)
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
         Err(src.at_key(
             src.whole(),
             "name",
-            "must be non-empty and use only letters, digits, '-' and '_'",
+            if name.is_empty() {
+                "must not be empty: it names the results directories".to_string()
+            } else {
+                format!(
+                    "`{name}`: use only ASCII letters (a-z, A-Z), digits, '-' and '_' (it names the results directories); not {bad}"
+                )
+            },
         ))
     }
 }
@@ -272,6 +285,87 @@ pub fn warmup(src: Source<'_>, m: &RawMetrics, scale: u64) -> Result<Option<u64>
             ),
         )),
     }
+}
+
+/// A warm-up that leaves no element to score (at least the length of a stream that declares
+/// one, as run) is refused at its key: the windowed rates would be over an empty range.
+/// `streams` are `(n as written, n as run)`.
+pub fn warmup_within(
+    src: Source<'_>,
+    m: &RawMetrics,
+    warmup: Option<u64>,
+    streams: &[(u64, u64)],
+    scale: u64,
+) -> Result<(), ConfigError> {
+    let (Some(w), Some(at)) = (warmup, &m.warmup) else {
+        return Ok(());
+    };
+    match streams.iter().filter(|s| s.1 <= w).min_by_key(|s| s.1) {
+        Some(&(_, n)) => Err(src.at_offset(
+            at.span().start,
+            "metrics.warmup",
+            format!(
+                "a warm-up of {w} elements{} leaves nothing to score in a stream of {n}: it must be shorter than the stream",
+                if scale > 1 {
+                    format!(" at --scale {scale}")
+                } else {
+                    String::new()
+                }
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The longest time, in seconds, that a stream's arrivals and a time window may span: past it,
+/// times lose the precision that orders arrivals a window apart, and counts derived from
+/// them saturate.
+pub const MAX_SECONDS: f64 = 1e15;
+
+/// `x` as Rust prints it, or in scientific notation when that would be long.
+pub fn number(x: f64) -> String {
+    if x == 0.0 || (1e-4..1e9).contains(&x.abs()) {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// A time window longer than [`MAX_SECONDS`], or one that holds the whole of every stream
+/// (at its mean rate, where the process has one), is refused at its key: it would saturate
+/// the counts derived from it, or make the windowed truth the since-start one.
+pub fn window_seconds_within(
+    src: Source<'_>,
+    m: &RawMetrics,
+    window_seconds: Option<f64>,
+    streams: &[StreamCase],
+) -> Result<(), ConfigError> {
+    let (Some(w), Some(written)) = (window_seconds, &m.window_seconds) else {
+        return Ok(());
+    };
+    let at = |msg: String| src.at_offset(written.span().start, "metrics.window_seconds", msg);
+    if w > MAX_SECONDS {
+        return Err(at(format!(
+            "{} seconds saturates: a time window is at most {MAX_SECONDS:e} seconds",
+            number(w)
+        )));
+    }
+    let spans: Vec<f64> = streams
+        .iter()
+        .filter_map(|s| {
+            let rate = s.time.as_ref()?.mean_rate()?;
+            Some(s.spec.declared_len()? as f64 / rate)
+        })
+        .collect();
+    if !spans.is_empty() && spans.len() == streams.len() && spans.iter().all(|&t| w >= t) {
+        let longest = spans.iter().cloned().fold(0.0, f64::max);
+        return Err(at(format!(
+            "a window of {} seconds holds the whole stream ({} seconds at its mean rate, as run): every duplicate is within it, so it scores nothing a since-start run does not; give a shorter window",
+            number(w),
+            number(longest)
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

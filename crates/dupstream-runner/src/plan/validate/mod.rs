@@ -45,7 +45,12 @@ pub fn parse_with(
             );
         }
         let line = e.span().map(|s| line_of(text, s.start));
-        let key = unknown_field(e.message()).or_else(|| key_at(text, e.span()));
+        // An unknown variant is a value: the key is the one written on its line.
+        let key = if e.message().contains("unknown variant `") {
+            key_at(text, e.span()).or_else(|| unknown_field(e.message()))
+        } else {
+            unknown_field(e.message()).or_else(|| key_at(text, e.span()))
+        };
         ConfigError::new(file, line, key.as_deref(), e.message())
     };
     let raw: RawExperiment = toml::from_str(text).map_err(toml_error)?;
@@ -109,6 +114,8 @@ fn validate(
         .filter_map(|s| Some((s.nominal.declared_len()?, s.spec.declared_len()?)))
         .collect();
     let short = grid::checkpoint_counts(src, &raw.metrics, &lengths, scale)?;
+    grid::warmup_within(src, &raw.metrics, warmup, &lengths, scale)?;
+    grid::window_seconds_within(src, &raw.metrics, window_seconds, &streams)?;
     let labels: Vec<String> = cells.iter().map(|c| c.label.clone()).collect();
     derived::check(src, &raw.derived, &labels)?;
     let (reference, moved) = reference::resolve(src, &raw.name, raw.reference.as_ref())?;

@@ -84,10 +84,10 @@ pub fn resolve(
 fn catalogue_dirs() -> Vec<PathBuf> {
     let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
     let mut dirs = vec![PathBuf::from(CATALOGUE)];
-    if let (Ok(a), Ok(b)) = (dirs[0].canonicalize(), built.canonicalize()) {
-        if a == b {
-            return dirs;
-        }
+    if let (Ok(a), Ok(b)) = (dirs[0].canonicalize(), built.canonicalize())
+        && a == b
+    {
+        return dirs;
     }
     dirs.push(built);
     dirs.retain(|d| d.is_dir());

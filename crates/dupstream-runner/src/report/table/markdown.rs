@@ -15,6 +15,10 @@ pub fn md_cell(text: &str) -> String {
     text.replace('\\', "\\\\")
         .replace('|', "\\|")
         .replace(['\n', '\r'], " ")
+        // Markdown passes raw HTML through: a label's `<b>` or `<script>` is shown as text.
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// Renders the table as Markdown in the paper's layout.

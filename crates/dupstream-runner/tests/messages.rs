@@ -1,0 +1,144 @@
+//! Messages and exit codes of issue 38, item 5: each refusal names its own line and key, and
+//! every subcommand exits 2 for bad input or arguments.
+
+use crate::util::{dupstream, dupstream_ok, scratch, write};
+
+const HEAD: &str = "name = \"m\"\ndescription = \"d\"\n";
+const REST: &str = "[grid]\nmemory = [\"8KB\"]\n[[algorithm]]\nname = \"bloom\"\nk = 2\n";
+const UNIFORM: &str = "[stream]\nkind = \"uniform\"\nn = 1000\ndistinct_fraction = 0.5\n";
+
+/// Runs `dupstream ARGS`; asserts exit 2 and a message (`check`'s on stdout, the others' on
+/// stderr) containing each of `wants`.
+fn refused(args: &[&str], wants: &[&str]) {
+    let out = dupstream(args);
+    let err = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    for w in wants {
+        assert!(err.contains(w), "{args:?}: wants `{w}`: {err}");
+    }
+}
+
+#[test]
+fn values_are_blamed_on_their_own_key_and_line() {
+    let dir = scratch("messages-keys");
+    // `kind = 5` is on line 4, key `kind` (it was blamed on line 3, key `stream`).
+    let f = write(
+        &dir,
+        "k.toml",
+        &format!("{HEAD}[stream]\nkind = 5\nn = 100\n{REST}"),
+    );
+    refused(&["check", &f], &["k.toml:4: key `kind`"]);
+    // An unknown value of `rows` names the key `rows`, not the value.
+    let f = write(
+        &dir,
+        "r.toml",
+        &format!("{HEAD}{UNIFORM}{REST}[output.table]\nrows = [\"bogus\"]\n"),
+    );
+    refused(&["check", &f], &["r.toml:13: key `rows`", "bogus"]);
+    // A name with a non-ASCII letter says ASCII and names the character.
+    let f = write(
+        &dir,
+        "e.toml",
+        &format!("name = \"état\"\ndescription = \"d\"\n{UNIFORM}{REST}"),
+    );
+    refused(&["check", &f], &["key `name`", "ASCII letters", "`é`"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_input_exits_2_in_every_subcommand() {
+    let dir = scratch("messages-exit");
+    let f = write(&dir, "m.toml", &format!("{HEAD}{UNIFORM}{REST}"));
+    // `run --out FILE`: a file where the results directory should be.
+    let file = write(&dir, "a-file", "x");
+    refused(
+        &["run", &f, "--quiet", "--out", &file],
+        &["a-file: not a directory"],
+    );
+    // `theory --sim DIR` of a directory that holds no run.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    refused(
+        &[
+            "theory",
+            "deng-fig1",
+            "--out",
+            dir.join("theory").to_str().unwrap(),
+            "--sim",
+            empty.to_str().unwrap(),
+        ],
+        &["no commit.json"],
+    );
+    // `compare RUN --json` of a run without paper values.
+    let run = dir.join("run");
+    dupstream_ok(&["run", &f, "--quiet", "--out", run.to_str().unwrap()]);
+    refused(
+        &["compare", run.to_str().unwrap(), "--json"],
+        &["no paper values"],
+    );
+    // A log whose every line is at the same time, under a time window.
+    let mut log = String::new();
+    for i in 0..50 {
+        log.push_str(&format!(
+            "h - - [01/Aug/1995:10:00:00 -0400] \"GET /p{} HTTP/1.0\" 200 1\n",
+            i % 7
+        ));
+    }
+    std::fs::write(dir.join("same.log"), log).unwrap();
+    let f = write(
+        &dir,
+        "same.toml",
+        &format!(
+            "{HEAD}[stream]\nkind = \"replay\"\npath = \"same.log\"\nformat = \"clf\"\ntime = {{ process = \"log\" }}\n{REST}[metrics]\nwindow_seconds = 60.0\n"
+        ),
+    );
+    refused(
+        &[
+            "run",
+            &f,
+            "--quiet",
+            "--out",
+            dir.join("same").to_str().unwrap(),
+        ],
+        &["all arrive at time"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A canonical run whose directory is missing is named as missing.
+#[test]
+fn a_missing_canonical_directory_is_named_as_missing() {
+    let root = scratch("messages-canonical");
+    std::fs::create_dir_all(root.join("experiments/x")).unwrap();
+    write(
+        &root.join("experiments/x"),
+        "m.toml",
+        &format!("{HEAD}{UNIFORM}{REST}"),
+    );
+    std::fs::create_dir_all(root.join("results")).unwrap();
+    write(
+        &root.join("results"),
+        "canonical.toml",
+        "[runs]\nm = \"gone\"\n",
+    );
+    let out = dupstream(&["docs", "--check", "--root", root.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("results/m/gone/, is missing"), "{err}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A label's HTML is shown as text in Markdown (LEADERBOARD.md, table.md), as the report
+/// shows it.
+#[test]
+fn html_in_a_label_is_text_in_markdown() {
+    use dupstream_runner::report::table::md_cell;
+    assert_eq!(
+        md_cell("<script>x</script> & | y"),
+        "&lt;script&gt;x&lt;/script&gt; &amp; \\| y"
+    );
+}
