@@ -117,7 +117,7 @@ fn check_rejects_a_bad_file_with_exit_2() {
         &dir,
         "bad.toml",
         r#"name = "bad"
-description = "restricted to a memory not in the grid"
+description = "restricted to a memory size that does not parse"
 [stream]
 kind = "uniform"
 n = 1000
@@ -127,7 +127,7 @@ memory = ["1KB"]
 [[algorithm]]
 name = "bloom"
 k = 2
-memory = "2KB"
+memory = "2 parsecs"
 "#,
     );
     let out = dupstream(&["check", &f]);

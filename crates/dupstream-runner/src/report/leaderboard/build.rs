@@ -2,7 +2,7 @@
 //! family ran, its entry per column (rule 2), its front and reach (rule 7), places (rule 5)
 //! and the order of its rows (rule 11).
 
-use super::{Board, Column, Entry, FamilyRow, Reach, Track, error};
+use super::model::{Board, Column, Entry, FamilyRow, Reach, Track, error};
 use crate::plan::{Experiment, StreamCase};
 use crate::record::RawRow;
 use crate::report::stats::{mean_ci, paired_worse};

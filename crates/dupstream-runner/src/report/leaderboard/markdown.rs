@@ -1,17 +1,8 @@
 //! A board as text: LEADERBOARD.md's Markdown and the CSV behind the report's page.
 
-use super::{Board, Entry, Reach, Track};
+use super::model::{Board, Entry, Reach, Track};
 use crate::report::table::md_cell;
 use std::fmt::Write as _;
-
-/// A table cell's text: Markdown's pipes escaped and HTML shown as text (a label holding
-/// `<b>` stays `<b>` in LEADERBOARD.md as on the report's page).
-pub fn text(s: &str) -> String {
-    md_cell(s)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
 
 /// An error in percent, to about three significant digits.
 pub fn pct(x: f64) -> String {
@@ -150,8 +141,8 @@ impl Board {
     pub fn markdown(&self, id: &str) -> String {
         let mut s = String::new();
         let (experiment, stream, track) = self.heading();
-        let _ = writeln!(s, "### {}: {} — {track}\n", text(id), text(stream));
-        let _ = writeln!(s, "{} Run: {}.\n", self.description(), text(experiment));
+        let _ = writeln!(s, "### {}: {} — {track}\n", md_cell(id), md_cell(stream));
+        let _ = writeln!(s, "{} Run: {}.\n", self.description(), md_cell(experiment));
         let _ = writeln!(
             s,
             "| family | bits to 1 % | ns/el | by | bits to 0.1 % | ns/el | by |\n|---|---|---|---|---|---|---|"
@@ -162,11 +153,11 @@ impl Board {
             let _ = writeln!(
                 s,
                 "| {} | {} | {ns1} | {} | {} | {ns01} | {} |",
-                text(&r.family),
+                md_cell(&r.family),
                 reach_text(&r.reach_1),
-                text(&m1),
+                md_cell(&m1),
                 reach_text(&r.reach_01),
-                text(&m01)
+                md_cell(&m01)
             );
         }
         let cols: Vec<String> = self
@@ -199,7 +190,7 @@ impl Board {
                     _ => "—".into(),
                 })
                 .collect();
-            let _ = writeln!(s, "| {} | {} |", text(&r.family), cells.join(" | "));
+            let _ = writeln!(s, "| {} | {} |", md_cell(&r.family), cells.join(" | "));
         }
         if self.track == Track::Windowed && self.window_seconds.is_none() {
             let _ = writeln!(
@@ -214,7 +205,7 @@ impl Board {
                     .iter()
                     .map(|e| e.as_ref().map_or("—".into(), |e| bound_cell(self, e)))
                     .collect();
-                let _ = writeln!(s, "| {} | {} |", text(&r.family), cells.join(" | "));
+                let _ = writeln!(s, "| {} | {} |", md_cell(&r.family), cells.join(" | "));
             }
         }
         s

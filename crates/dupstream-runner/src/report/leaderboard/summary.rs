@@ -1,9 +1,10 @@
 //! Across boards: each track's frontier summary (rule 8) and the transfer of the synthetic
 //! boards' orders to the real traces (rule 11).
 
-use super::markdown::{bits, text};
-use super::{Board, Reach, Track};
+use super::markdown::bits;
+use super::model::{Board, FamilyRow, Reach, Track};
 use crate::report::stats::kendall_tau_b;
+use crate::report::table::md_cell;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -50,11 +51,11 @@ pub fn summary(boards: &[&Board]) -> Vec<SummaryRow> {
     let mut out: Vec<SummaryRow> = families
         .into_iter()
         .map(|family| {
-            let rows: Vec<Option<&super::FamilyRow>> = boards
+            let rows: Vec<Option<&FamilyRow>> = boards
                 .iter()
                 .map(|b| b.rows.iter().find(|r| r.family == family))
                 .collect();
-            let per = |pick: fn(&super::FamilyRow) -> &Reach| -> (usize, f64, f64) {
+            let per = |pick: fn(&FamilyRow) -> &Reach| -> (usize, f64, f64) {
                 let reaches: Vec<Option<&Reach>> = rows.iter().map(|r| r.map(pick)).collect();
                 let bits: Vec<f64> = reaches
                     .iter()
@@ -191,7 +192,7 @@ pub fn markdown(track: Track, boards: &[(String, &Board)]) -> String {
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            text(&r.family),
+            md_cell(&r.family),
             r.boards,
             r.reached[0],
             bits_or(r.median_bits[0]),
@@ -214,7 +215,7 @@ pub fn markdown(track: Track, boards: &[(String, &Board)]) -> String {
         "\n**Transfer.** Kendall τ-b between each synthetic board's order and each real trace's, at the same columns, averaged over them (rule 11); the real traces are scored at settings tuned on their own first half, never on the part scored. A mean τ of at least 0.6 is read as “predicts”, 0.4–0.6 as “in part”.\n\n| synthetic board | {} | mean τ | verdict |\n|---|{}---|---|",
         t.real
             .iter()
-            .map(|r| text(r))
+            .map(|r| md_cell(r))
             .collect::<Vec<_>>()
             .join(" | "),
         "---|".repeat(t.real.len())
@@ -227,7 +228,7 @@ pub fn markdown(track: Track, boards: &[(String, &Board)]) -> String {
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} |",
-            text(id),
+            md_cell(id),
             cells.join(" | "),
             mean.map_or("—".into(), |m| format!("{m:.2}")),
             verdict(*mean)
