@@ -152,12 +152,12 @@ impl Locate<'_> {
         }
     }
 
-    /// `[stream]` or `[tuning] stream`, for messages that name the table.
-    fn table(&self) -> &'static str {
-        if self.tuning.is_some() {
-            "[tuning] stream"
-        } else {
-            "[stream]"
+    /// `msg` about `[stream]` as a whole: prefixed `[stream]{sep}` for an ordinary stream (a
+    /// tuning stream's errors are prefixed by [`Locate::at`]).
+    fn about_stream(&self, sep: &str, msg: impl std::fmt::Display) -> String {
+        match self.tuning {
+            None => format!("[stream]{sep}{msg}"),
+            Some(_) => msg.to_string(),
         }
     }
 }
@@ -276,7 +276,10 @@ fn case(
         .remove("time")
         .map(|v| {
             v.try_into::<TimeSpec>().map_err(|e: toml::de::Error| {
-                loc.at("time", format!("{} time: {}", loc.table(), e.message()))
+                loc.at(
+                    "time",
+                    loc.about_stream(" ", format!("time: {}", e.message())),
+                )
             })
         })
         .transpose()?;
@@ -309,7 +312,7 @@ fn case(
                 )
             })
             .unwrap_or_else(|| "stream".into());
-        loc.at(&key, format!("{}: {msg}", loc.table()))
+        loc.at(&key, loc.about_stream(": ", msg))
     })?;
     if let StreamSpec::Replay { path, .. } = &nominal {
         if !probe {
@@ -548,8 +551,20 @@ mod tests {
             (e.key.as_deref(), e.line),
             (Some("tuning.stream.bogus"), Some(12))
         );
-        assert!(e.message.starts_with("[tuning] stream: "), "{}", e.message);
-        assert!(e.message.contains("unknown field `bogus`"), "{}", e.message);
+        assert!(
+            e.message
+                .starts_with("[tuning] stream: unknown field `bogus`"),
+            "{}",
+            e.message
+        );
+        let e = err("stream = { time = { process = \"poison\" } }", two);
+        assert_eq!(e.key.as_deref(), Some("tuning.stream.time"));
+        assert!(
+            e.message
+                .starts_with("[tuning] stream: time: unknown variant `poison`"),
+            "{}",
+            e.message
+        );
         // A field of another kind.
         let e = err("stream = { limit = 10 }", two);
         assert_eq!(
