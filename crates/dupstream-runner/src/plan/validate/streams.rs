@@ -541,6 +541,19 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_replay_offset_names_its_key_and_line() {
+        let replay = "kind = \"replay\"\nformat = \"lines\"\npath = \"k.txt\"";
+        for bad in ["-1", "\"ten\"", "1.5"] {
+            let e = streams(&format!("{replay}\noffset = {bad}"), None, 1).unwrap_err();
+            assert_eq!(
+                (e.key.as_deref(), e.line),
+                (Some("offset"), Some(11)),
+                "{bad}: {e}"
+            );
+        }
+    }
+
+    #[test]
     fn bad_tuning_sections_name_their_key_and_line() {
         let uniform = "kind = \"uniform\"\nn = 1000\ndistinct_fraction = 0.5";
         let two: Option<&[u64]> = Some(&[1, 2]);
