@@ -152,12 +152,12 @@ impl Locate<'_> {
         }
     }
 
-    /// `[stream]` or `[tuning] stream`, for messages that name the table.
-    fn table(&self) -> &'static str {
-        if self.tuning.is_some() {
-            "[tuning] stream"
-        } else {
-            "[stream]"
+    /// `msg` about `[stream]` as a whole: prefixed `[stream]{sep}` for an ordinary stream (a
+    /// tuning stream's errors are prefixed by [`Locate::at`]).
+    fn about_stream(&self, sep: &str, msg: impl std::fmt::Display) -> String {
+        match self.tuning {
+            None => format!("[stream]{sep}{msg}"),
+            Some(_) => msg.to_string(),
         }
     }
 }
@@ -276,7 +276,10 @@ fn case(
         .remove("time")
         .map(|v| {
             v.try_into::<TimeSpec>().map_err(|e: toml::de::Error| {
-                loc.at("time", format!("{} time: {}", loc.table(), e.message()))
+                loc.at(
+                    "time",
+                    loc.about_stream(" ", format!("time: {}", e.message())),
+                )
             })
         })
         .transpose()?;
@@ -313,7 +316,7 @@ fn case(
                 )
             })
             .unwrap_or_else(|| "stream".into());
-        loc.at(&key, format!("{}: {msg}", loc.table()))
+        loc.at(&key, loc.about_stream(": ", msg))
     })?;
     if let StreamSpec::Replay { path, .. } = &nominal {
         if !probe {
@@ -600,6 +603,19 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_replay_offset_names_its_key_and_line() {
+        let replay = "kind = \"replay\"\nformat = \"lines\"\npath = \"k.txt\"";
+        for bad in ["-1", "\"ten\"", "1.5"] {
+            let e = streams(&format!("{replay}\noffset = {bad}"), None, 1).unwrap_err();
+            assert_eq!(
+                (e.key.as_deref(), e.line),
+                (Some("offset"), Some(11)),
+                "{bad}: {e}"
+            );
+        }
+    }
+
+    #[test]
     fn bad_tuning_sections_name_their_key_and_line() {
         let uniform = "kind = \"uniform\"\nn = 1000\ndistinct_fraction = 0.5";
         let two: Option<&[u64]> = Some(&[1, 2]);
@@ -610,8 +626,20 @@ mod tests {
             (e.key.as_deref(), e.line),
             (Some("tuning.stream.bogus"), Some(12))
         );
-        assert!(e.message.starts_with("[tuning] stream: "), "{}", e.message);
-        assert!(e.message.contains("unknown field `bogus`"), "{}", e.message);
+        assert!(
+            e.message
+                .starts_with("[tuning] stream: unknown field `bogus`"),
+            "{}",
+            e.message
+        );
+        let e = err("stream = { time = { process = \"poison\" } }", two);
+        assert_eq!(e.key.as_deref(), Some("tuning.stream.time"));
+        assert!(
+            e.message
+                .starts_with("[tuning] stream: time: unknown variant `poison`"),
+            "{}",
+            e.message
+        );
         // A field of another kind.
         let e = err("stream = { limit = 10 }", two);
         assert_eq!(
