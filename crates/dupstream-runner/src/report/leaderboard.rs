@@ -162,12 +162,15 @@ pub fn boards(exp: &Experiment, rows: &[RawRow]) -> Vec<Board> {
                 .filter(|c| &c.label() == stream)
                 .map(|c| c.seed)
                 .collect();
-            s.dedup();
+            // Each seed once, in order: a repeated seed (`seeds = [1, 2, 1]`) is one replicate.
+            let mut seen = std::collections::BTreeSet::new();
+            s.retain(|x| seen.insert(*x));
             s
         };
         let Some(&tuning_seed) = seeds.first() else {
             continue;
         };
+        // Never the tuning seed among the scored ones, unless it is the only seed.
         let scored: Vec<u64> = if seeds.len() > 1 {
             seeds[1..].to_vec()
         } else {
