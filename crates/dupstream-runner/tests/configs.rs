@@ -213,6 +213,18 @@ fn migrate_rewrites_an_older_layout_into_the_current_one() {
     std::fs::write(out.join("raw.csv"), &old).unwrap();
     let table = std::fs::read(out.join("table.csv")).unwrap();
     std::fs::remove_file(out.join("table.csv")).unwrap();
+    // The commit record as the older version wrote it: its raw.csv, no table.csv (migrate
+    // refuses a run whose files differ from its record).
+    let path = out.join("commit.json");
+    let mut commit: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let files = commit["files"].as_array_mut().unwrap();
+    files.retain(|f| f["path"] != "table.csv");
+    for f in files.iter_mut().filter(|f| f["path"] == "raw.csv") {
+        f["bytes"] = serde_json::json!(old.len());
+        f["checksum"] = serde_json::json!(dupstream_runner::record::checksum(&old));
+    }
+    std::fs::write(&path, serde_json::to_vec_pretty(&commit).unwrap()).unwrap();
     dupstream_ok(&["migrate", dir.to_str().unwrap()]);
     assert!(std::fs::read(out.join("raw.csv")).unwrap() == current);
     assert!(std::fs::read(out.join("table.csv")).unwrap() == table);

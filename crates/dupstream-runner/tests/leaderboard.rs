@@ -236,3 +236,24 @@ fn canonical_takes_the_named_runs_not_the_latest() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no `[runs]` table"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A repeated seed (`seeds = [7, 8, 7]`) is one replicate: the tuning seed is never scored
+/// (issue 38: it was, as the third seed).
+#[test]
+fn a_repeated_seed_does_not_score_the_tuning_seed() {
+    let dir = scratch("leaderboard-repeated-seed");
+    let file = write(
+        &dir,
+        "lb.toml",
+        &TUNED.replace("seeds = [7, 8, 9]", "seeds = [7, 8, 7]"),
+    );
+    let out = dir.join("run");
+    dupstream_ok(&["run", &file, "--quiet", "--out", out.to_str().unwrap()]);
+    let json = dupstream_ok(&["leaderboard", "--json", out.to_str().unwrap()]);
+    let boards: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    for b in boards.as_array().unwrap() {
+        assert_eq!(b["tuning_seed"], serde_json::json!(7), "{b}");
+        assert_eq!(b["scored_seeds"], serde_json::json!([8]), "{b}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

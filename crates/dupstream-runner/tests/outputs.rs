@@ -386,7 +386,7 @@ fn compare_puts_two_runs_side_by_side() {
     );
     // The paper comparison of one directory still works, and says when there is none.
     let o = dupstream(&["compare", a.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("has no paper values"), "{}", stderr(&o));
 }
 

@@ -431,3 +431,58 @@ fn slurm_writes_submittable_scripts() {
     // The scratch directory holds a copy of the binary: do not leave it behind.
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 38: a shard part and a finished run are not taken for each other. `--resume` into a
+/// shard part without `--shard` is refused (it turned the part into a full run); `run --shard`
+/// into a finished run is refused (it wrote shard.json there); `run --shard --json` is refused
+/// (it printed nothing).
+#[test]
+fn parts_and_finished_runs_are_not_mixed_up() {
+    let (dir, file) = setup("shard-mixups");
+    let part = dir.join("shard-0-of-2");
+    dupstream_ok(&[
+        "run",
+        &file,
+        "--shard",
+        "0/2",
+        "--threads",
+        "1",
+        "--quiet",
+        "--out",
+        s(&part),
+    ]);
+    let out = dupstream(&["run", &file, "--resume", "--quiet", "--out", s(&part)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is a shard part"), "{err}");
+    assert!(!part.join("commit.json").exists());
+    // An unfinished part in its default-named directory too.
+    let unfinished = dir.join("parts/shard-1-of-2");
+    std::fs::create_dir_all(&unfinished).unwrap();
+    let out = dupstream(&["run", &file, "--resume", "--quiet", "--out", s(&unfinished)]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let full = dir.join("full");
+    dupstream_ok(&["run", &file, "--threads", "1", "--quiet", "--out", s(&full)]);
+    let out = dupstream(&[
+        "run",
+        &file,
+        "--shard",
+        "1/2",
+        "--resume",
+        "--quiet",
+        "--out",
+        s(&full),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("holds a finished run"), "{err}");
+    assert!(!full.join("shard.json").exists());
+    let out = dupstream(&["run", &file, "--shard", "1/2", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}

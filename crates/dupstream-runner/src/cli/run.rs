@@ -35,7 +35,8 @@ pub struct RunArgs {
     pub shard: Option<ShardSpec>,
     /// Print the end-of-run summary (each cell's wall time and ns per element beside the
     /// estimate, the total) as JSON on stdout instead of the table (field names in SCHEMA.md).
-    #[arg(long)]
+    /// Not with --shard: a part has no such summary (its record is shard.json).
+    #[arg(long, conflicts_with = "shard")]
     pub json: bool,
 }
 

@@ -66,6 +66,20 @@ pub fn run(opts: &RunOptions, registry: &Registry) -> Result<()> {
     });
     // The lock comes first: nothing in the directory is read before it is held.
     let dir = ResultsDir::open(&path, &session.digest)?;
+    // A shard part (finished, or in its default directory) resumed without --shard would
+    // become a full run in the part's place.
+    let part_name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix("shard-"))
+        .and_then(|n| n.split_once("-of-"))
+        .is_some_and(|(i, c)| i.parse::<usize>().is_ok() && c.parse::<usize>().is_ok());
+    if path.join(part::SHARD_FILE).exists() || (opts.resume && part_name) {
+        return Err(crate::plan::refuse(format!(
+            "{} is a shard part; resume it with the same --shard I/N",
+            path.display()
+        )));
+    }
     if ResultsDir::has_finished_run(&path) && !opts.resume {
         return Err(crate::plan::refuse(format!(
             "{} already holds a finished run; choose another --out",

@@ -92,6 +92,12 @@ pub fn run(session: &Session, args: &PartArgs) -> Result<()> {
     });
     // The lock comes first: nothing in the directory is read before it is held.
     let dir = ResultsDir::open(&path, &session.digest)?;
+    if ResultsDir::has_finished_run(&path) {
+        return Err(crate::plan::refuse(format!(
+            "{} holds a finished run, not a shard part; choose another --out",
+            path.display()
+        )));
+    }
     if already_finished(session, &dir, shard, mine, args)? {
         return Ok(());
     }

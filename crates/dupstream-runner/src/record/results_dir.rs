@@ -115,6 +115,14 @@ pub struct CommittedFile {
 /// The name of the commit record.
 pub const COMMIT_FILE: &str = "commit.json";
 
+/// Whether a file of a run is a page (`index.html`), which `dupstream report` rewrites and
+/// the commit record neither lists nor checks.
+pub fn is_page(path: &str) -> bool {
+    Path::new(path)
+        .file_name()
+        .is_some_and(|n| n == "index.html")
+}
+
 /// The checksum of a file's bytes: XXH3-64, as 16 hex digits.
 pub fn checksum(bytes: &[u8]) -> String {
     format!("{:016x}", xxh3_64(bytes))
@@ -801,7 +809,7 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<CommittedFile>) -> Resul
             && name != crate::record::lock::LOCK_FILE
             && name != COMMIT_FILE
             && !name.ends_with(".partial")
-            && !crate::record::verify::is_page(name)
+            && !is_page(name)
         {
             let bytes = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
             out.push(CommittedFile {

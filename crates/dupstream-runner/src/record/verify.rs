@@ -13,7 +13,7 @@
 
 use crate::plan::refuse;
 use crate::record::files::{atomic_write, read_json};
-use crate::record::results_dir::{COMMIT_FILE, CommitRecord, CommittedFile, checksum};
+use crate::record::results_dir::{COMMIT_FILE, CommitRecord, CommittedFile, checksum, is_page};
 use anyhow::Result;
 use std::path::Path;
 
@@ -24,14 +24,6 @@ pub const REQUIRED: [&str; 2] = ["run.toml", "raw.csv"];
 /// not commit (see `.gitignore`) and which nothing reads a result from.
 pub fn may_be_absent(path: &str) -> bool {
     path == ".digest" || path.ends_with(".png")
-}
-
-/// Whether a file of a run is a page (`index.html`), which `dupstream report` rewrites and
-/// the commit record neither lists nor checks.
-pub fn is_page(path: &str) -> bool {
-    Path::new(path)
-        .file_name()
-        .is_some_and(|n| n == "index.html")
 }
 
 /// Checks the finished run in `dir`: its commit record is there and reads, lists `run.toml`
