@@ -86,6 +86,11 @@ def toml_value(v):
     return str(v)
 
 
+# The streaming Cuckoo filter's relocation limit is in its grid at 16 and 128: Fan et al.'s
+# 500 costs about 9 µs per element once the table is saturated on this machine (the b-model
+# board's smallest sizes), too slow for the leaderboard's time budget.
+
+
 def since_algorithms(exact_bits):
     """Every since-start structure, each with a grid of at most 8 configurations."""
     return [
@@ -99,7 +104,7 @@ def since_algorithms(exact_bits):
         alg("QHTD", "qhtd", family="QHTD", k=3, s=[3, 6]),
         alg("QQHTD", "qqhtd", family="QHTD", k=3, s=[3, 6]),
         alg("SQF", "sqf"),
-        alg("Cuckoo", "cuckoo", f=[4, 8, 12, 16], b=[1, 4]),
+        alg("Cuckoo", "cuckoo", f=[6, 12], b=[1, 4], max_num_kicks=[16, 128]),
         alg("A2", "a2", fpr=[0.001, 0.01, 0.1]),
         alg("FP-SBF", "fpsbf", c=2, f=4, k=2, xi=[0.5, 1.0], fps=[0.01, 0.1]),
         alg("LRU buffering", "lru_buffering"),
@@ -121,7 +126,7 @@ def window_algorithms(w, exact_bits, time=None):
         alg("QQHTD", "qqhtd", family="QHTD", k=3, s=[3, 6]),
         alg("Queue of QQHTD", "queue", family="QHTD", window=w, inner={"name": "qqhtd"}),
         alg("SQF", "sqf"),
-        alg("Cuckoo", "cuckoo", f=[4, 8, 12, 16], b=[1, 4]),
+        alg("Cuckoo", "cuckoo", f=[6, 12], b=[1, 4], max_num_kicks=[16, 128]),
         alg("A2", "a2", fpr=[0.001, 0.01, 0.1]),
         alg("FP-SBF", "fpsbf", c=2, f=4, k=2, xi=[0.5, 1.0], fps=[0.01, 0.1]),
         alg("b_DBF", "bdbf", window=w),

@@ -353,6 +353,7 @@ fn board(exp: &Experiment, stream: String, track: Track, cells: &[Scored]) -> Bo
             (Some(s), false) => format!("seed {s}'s stream (another generated stream)"),
             (Some(s), true) => format!("seed {s}'s stream (the tuning part of the trace)"),
         },
+        tuning_seed,
         scored_seeds: scored,
         columns,
         measured: rows

@@ -180,6 +180,8 @@ pub struct Board {
     pub unit: &'static str,
     /// How the tuning stream was chosen, in words.
     pub tuning: String,
+    /// The tuning seed (`None`: one seed, tuned and scored on it).
+    pub tuning_seed: Option<u64>,
     pub scored_seeds: Vec<u64>,
     pub columns: Vec<Column>,
     /// Families in the order of rule 11.
