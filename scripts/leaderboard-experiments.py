@@ -269,8 +269,15 @@ to 16 bits per distinct key; the exact hash set at its real cost.""",
     return text
 
 
+# The NASA log's second half holds a mean of 613 requests per 600 s (15,485 requests over
+# 15,163 s): the time board's memory columns are per mean window element at that mean.
+NASA_PER_600S = 613
+
+
 def real_window(name, time_seconds=None):
     _, _, events, w, _ = TRACES[name]
+    if time_seconds:
+        w = NASA_PER_600S
     s, tuning = trace_stream(name, 2, time=time_seconds is not None)
     key = f"{name}-time" if time_seconds else name
     what = (
