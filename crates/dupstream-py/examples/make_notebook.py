@@ -19,8 +19,8 @@ cells = [
         "matplotlib.use('Agg')\n"
         "import matplotlib.pyplot as plt\n"
         "import dupstream\n\n"
-        "# 2^18 elements, 30 % of them distinct (Bera et al.'s uniform model), replicate seed 1.\n"
-        "s = dupstream.stream(kind='uniform', n=1 << 18, distinct_fraction=0.3, seed=1)\n"
+        "# 2^20 elements, 30 % of them distinct (Bera et al.'s uniform model), replicate seed 1.\n"
+        "s = dupstream.stream(kind='uniform', n=1 << 20, distinct_fraction=0.3, seed=1)\n"
         "truth = dupstream.truth(s)\n"
         "len(s), truth.duplicates"
     ),
@@ -63,7 +63,7 @@ cells = [
     md("## Scored beside BSBF and SBF at four memory sizes"),
     code(
         "rows = []\n"
-        "for kb in [16, 32, 64, 128]:\n"
+        "for kb in [8, 16, 32, 64]:\n"
         "    bits = kb * 8 * 1024\n"
         "    for f in [ResettingBloom(bits),\n"
         "              dupstream.Filter('bsbf', memory=f'{kb}KB', k=2, seed=1),\n"
@@ -83,7 +83,7 @@ cells = [
         "ax.set_xscale('log', base=2)\n"
         "ax.set_xlabel('bits of memory per distinct element')\n"
         "ax.set_ylabel('FPR + FNR (%)')\n"
-        "ax.set_title('2^18 uniform elements, 30 % distinct, seed 1')\n"
+        "ax.set_title('2^20 uniform elements, 30 % distinct, seed 1')\n"
         "ax.grid(alpha=0.3)\n"
         "ax.legend()\n"
         "fig.tight_layout()\n"

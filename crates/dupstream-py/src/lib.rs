@@ -24,8 +24,9 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// Keys hashed and stepped per chunk (the runner's batch): the hashes stay in cache.
-const CHUNK: usize = 4096;
+/// Keys hashed and stepped per chunk: the runner's batch (its cell loop's), so the hashes stay
+/// in cache and a long array is stepped exactly as a run steps its stream.
+const CHUNK: usize = dupstream_runner::plan::cost::BATCH;
 
 /// The file name errors name for what was built from Python.
 const FILTER_SOURCE: &str = "dupstream.Filter";
@@ -559,9 +560,9 @@ impl Filter {
         Ok(s)
     }
 
-    /// The Rust batch path alone, for the benchmark: `keys` hashed and stepped in chunks of
-    /// `batch` by a loop in Rust (the runner's cell loop), on a fresh copy of this filter;
-    /// returns the seconds it took.
+    /// The Rust batch path alone, for the benchmark: `keys` hashed and stepped by a loop in
+    /// Rust (the runner's cell loop, without its scoring) in chunks of `batch` keys, at most
+    /// the runner's batch, on a fresh copy of this filter; returns the seconds it took.
     fn _rust_batch_secs(&self, py: Python<'_>, keys: PyReadonlyArray1<'_, u64>, batch: usize) -> PyResult<f64> {
         let keys = keys.as_slice().map_err(|e| PyValueError::new_err(e.to_string()))?;
         let mut f = self
@@ -569,7 +570,7 @@ impl Filter {
             .build(self.budget_bits, self.filter_seed)
             .map_err(PyRuntimeError::new_err)?;
         let hseed = self.hash_seed;
-        let batch = batch.max(1);
+        let batch = batch.clamp(1, CHUNK);
         Ok(py.detach(|| {
             let mut hashes = vec![0u64; batch];
             let mut out = vec![false; batch];
