@@ -36,7 +36,8 @@ const STREAM_SOURCE: &str = "dupstream.stream";
 /// `RuntimeError`, with the command line's one-line message (`{:#}`: the context chain).
 fn runner_error(e: anyhow::Error) -> PyErr {
     let bad = e.downcast_ref::<ConfigError>().is_some()
-        || e.downcast_ref::<dupstream_runner::plan::BadInput>().is_some();
+        || e.downcast_ref::<dupstream_runner::plan::BadInput>()
+            .is_some();
     let msg = format!("{e:#}");
     if bad {
         PyValueError::new_err(msg)
@@ -72,8 +73,7 @@ fn to_toml(v: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
         return Ok(toml::Value::Table(to_table(d)?));
     }
     if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-        let items: PyResult<Vec<toml::Value>> =
-            v.try_iter()?.map(|x| to_toml(&x?, key)).collect();
+        let items: PyResult<Vec<toml::Value>> = v.try_iter()?.map(|x| to_toml(&x?, key)).collect();
         return Ok(toml::Value::Array(items?));
     }
     // numpy scalars and other numbers: their Python int or float.
@@ -125,21 +125,18 @@ fn one_cell(
         "algorithm".into(),
         toml::Value::Array(vec![toml::Value::Table(algorithm)]),
     );
-    let text = toml::to_string(&exp)
-        .map_err(|e| PyValueError::new_err(format!("{source}: {e}")))?;
-    dupstream_runner::plan::validate::parse(
-        Path::new(source),
-        &text,
-        Some(1),
-        &Registry::builtin(),
-    )
-    .map_err(config_error)
+    let text =
+        toml::to_string(&exp).map_err(|e| PyValueError::new_err(format!("{source}: {e}")))?;
+    dupstream_runner::plan::validate::parse(Path::new(source), &text, Some(1), &Registry::builtin())
+        .map_err(config_error)
 }
 
 /// A memory size given as bits (int) or with a unit (str), as the experiment files write it.
 fn memory_text(memory: &Bound<'_, PyAny>) -> PyResult<String> {
     if memory.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err("memory must be a size (str) or bits (int)"));
+        return Err(PyTypeError::new_err(
+            "memory must be a size (str) or bits (int)",
+        ));
     }
     if let Ok(s) = memory.cast::<PyString>() {
         return Ok(s.to_cow()?.into_owned());
@@ -324,7 +321,9 @@ impl State {
             let out = &mut out[at..at + chunk.len()];
             match times {
                 None => self.filter.step_batch(hashes, out),
-                Some(t) => self.filter.step_batch_at(hashes, &t[at..at + chunk.len()], out),
+                Some(t) => self
+                    .filter
+                    .step_batch_at(hashes, &t[at..at + chunk.len()], out),
             }
         }
     }
@@ -420,9 +419,7 @@ impl Filter {
             .ok_or_else(|| PyRuntimeError::new_err("the experiment has no cell"))?;
         let fseed = filter_seed(seed, cell);
         let filter = cell.filter.build(cell.memory_bits, fseed).map_err(|e| {
-            PyValueError::new_err(format!(
-                "{FILTER_SOURCE}: building {name} at {memory}: {e}"
-            ))
+            PyValueError::new_err(format!("{FILTER_SOURCE}: building {name} at {memory}: {e}"))
         })?;
         let cells_per_element = toml::Value::Table(table)
             .try_into::<FilterSpec>()
@@ -563,8 +560,15 @@ impl Filter {
     /// The Rust batch path alone, for the benchmark: `keys` hashed and stepped by a loop in
     /// Rust (the runner's cell loop, without its scoring) in chunks of `batch` keys, at most
     /// the runner's batch, on a fresh copy of this filter; returns the seconds it took.
-    fn _rust_batch_secs(&self, py: Python<'_>, keys: PyReadonlyArray1<'_, u64>, batch: usize) -> PyResult<f64> {
-        let keys = keys.as_slice().map_err(|e| PyValueError::new_err(e.to_string()))?;
+    fn _rust_batch_secs(
+        &self,
+        py: Python<'_>,
+        keys: PyReadonlyArray1<'_, u64>,
+        batch: usize,
+    ) -> PyResult<f64> {
+        let keys = keys
+            .as_slice()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let mut f = self
             .spec
             .build(self.budget_bits, self.filter_seed)
@@ -617,8 +621,8 @@ fn parameter_sets(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyAny>>> {
     dupstream_filters::parameter_sets::ALL
         .iter()
         .map(|s| {
-            let t: toml::Table = toml::from_str(s.toml)
-                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            let t: toml::Table =
+                toml::from_str(s.toml).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
             to_py(py, &toml::Value::Table(t))
         })
         .collect()
@@ -672,7 +676,11 @@ fn _stream<'py>(
     py: Python<'py>,
     seed: u64,
     params: &Bound<'py, PyDict>,
-) -> PyResult<(Bound<'py, PyArray1<u64>>, Option<Bound<'py, PyArray1<f64>>>, String)> {
+) -> PyResult<(
+    Bound<'py, PyArray1<u64>>,
+    Option<Bound<'py, PyArray1<f64>>>,
+    String,
+)> {
     let table = to_table(params)?;
     if let Some((k, _)) = table.iter().find(|(_, v)| v.is_array()) {
         return Err(PyValueError::new_err(format!(
@@ -690,7 +698,8 @@ fn _stream<'py>(
     let label = case.label();
     let (keys, times) = py
         .detach(move || -> anyhow::Result<(Vec<u64>, Option<Vec<f64>>)> {
-            let mut keys = Vec::with_capacity(case.spec.declared_len().unwrap_or(0).min(1 << 28) as usize);
+            let mut keys =
+                Vec::with_capacity(case.spec.declared_len().unwrap_or(0).min(1 << 28) as usize);
             let mut buf = vec![0u64; CHUNK];
             match &case.time {
                 None => {
@@ -728,7 +737,9 @@ fn _stream<'py>(
 
 /// Unpacks label words into one bool per position.
 fn unpack(words: &[u64], n: usize) -> Vec<bool> {
-    (0..n).map(|i| (words[i >> 6] >> (i & 63)) & 1 == 1).collect()
+    (0..n)
+        .map(|i| (words[i >> 6] >> (i & 63)) & 1 == 1)
+        .collect()
 }
 
 /// Exact labels of `keys` (`True`: a duplicate): since the start, within the last `window`
