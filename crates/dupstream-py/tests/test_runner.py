@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -252,3 +253,27 @@ def test_read_leaderboard_of_the_committed_runs() -> None:
     assert set(column(board, "track")) == {"since_start", "windowed"}
     with pytest.raises(ValueError, match="no such directory"):
         dupstream.read_leaderboard(REPO / "nowhere")
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [("sbf", {"k": "two"}), ("bsbf", {"q": 3}), ("sbf", {"decrement": "sideways"}), ("nope", {}), ("bloom", {"k": 0})],
+)
+def test_filter_errors_are_the_command_lines(tmp_path: Path, name: str, params: Dict[str, Any]) -> None:
+    exp = {
+        "name": "bad",
+        "description": "d",
+        "stream": {"kind": "uniform", "n": 1000, "universe": 100},
+        "grid": {"memory": ["1KB"]},
+        "algorithm": [{"name": name, **params}],
+    }
+    f = tmp_path / "bad.toml"
+    f.write_text(dupstream._dupstream._toml_text(exp))
+    with pytest.raises(ValueError) as cli:
+        dupstream.run(f, out=tmp_path / "out")
+    with pytest.raises(ValueError) as py:
+        dupstream.Filter(name, memory="1KB", **params)
+    where_cli, what_cli = str(cli.value).split(": key ", 1)
+    where_py, what_py = str(py.value).split(": key ", 1)
+    assert where_py == "dupstream.Filter" and re.search(r"bad\.toml:\d+$", where_cli)
+    assert what_py == what_cli
