@@ -329,8 +329,12 @@ impl State {
     }
 }
 
-/// A duplicate-detection structure of the registry, built as a run builds a cell's: the same
-/// parameters, budget and seeds (see the Python stub for the documentation).
+/// A duplicate-detection structure of the registry, by name, with an experiment file's
+/// `[[algorithm]]` parameters as keyword arguments: `Filter("bsbf", memory="64MB", k=2,
+/// seed=1)`. Built as a run builds the cell of that structure and memory size for replicate
+/// seed `seed` (the same budget, structure seed and key hash), so that `step` over a stream's
+/// keys gives the verdicts `raw.csv` counts. A bad name or parameter raises `ValueError` with
+/// the command line's message.
 #[pyclass(module = "dupstream", name = "Filter")]
 struct Filter {
     state: Mutex<State>,
@@ -458,51 +462,61 @@ impl Filter {
         self.run_keys(py, keys, Some(times))
     }
 
+    /// The structure's registry name.
     #[getter]
     fn name(&self) -> &str {
         &self.name
     }
 
+    /// The memory size as given.
     #[getter]
     fn memory(&self) -> &str {
         &self.memory
     }
 
+    /// The budget the structure was built with, in bits (`raw.csv`'s `memory_bits_budget`).
     #[getter]
     fn budget_bits(&self) -> u64 {
         self.budget_bits
     }
 
+    /// The bits the structure uses, at most the budget (`raw.csv`'s `memory_bits`).
     #[getter]
     fn memory_bits(&self) -> PyResult<u64> {
         Ok(self.lock()?.filter.memory_bits())
     }
 
+    /// The replicate seed.
     #[getter]
     fn seed(&self) -> u64 {
         self.seed
     }
 
+    /// The key-hash seed derived from the replicate seed.
     #[getter]
     fn hash_seed(&self) -> u64 {
         self.hash_seed
     }
 
+    /// The structure's own seed, derived from the replicate seed, its name and memory.
     #[getter]
     fn filter_seed(&self) -> u64 {
         self.filter_seed
     }
 
+    /// The seed `str`/`bytes` keys are fingerprinted with.
     #[getter]
     fn fingerprint_seed(&self) -> u64 {
         self.fingerprint_seed
     }
 
+    /// Random memory cells an element touches (the cost model's count).
     #[getter]
     fn cells_per_element(&self) -> Option<f64> {
         self.cells_per_element
     }
 
+    /// The structure's parameters, given and derived (`None`: left unset).
     #[getter]
     fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
@@ -523,6 +537,7 @@ impl Filter {
             .join(";"))
     }
 
+    /// `(kind, value)`: what the occupancy measures, and its value now.
     #[getter]
     fn occupancy(&self) -> PyResult<(String, f64)> {
         let o = self.lock()?.filter.occupancy();

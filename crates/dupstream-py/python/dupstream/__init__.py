@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import importlib
 import io
 import json
 import math
@@ -80,10 +81,9 @@ def _pandas() -> Any:
     if os.environ.get("DUPSTREAM_NO_PANDAS"):
         return None
     try:
-        import pandas
+        return importlib.import_module("pandas")
     except ImportError:
         return None
-    return pandas
 
 
 def _frame(columns: Mapping[str, List[Any]], attrs: Optional[Dict[str, Any]] = None) -> Any:
@@ -173,24 +173,24 @@ def truth(
     it: since the start (``window=None``), within the last ``W`` elements (``window=W``, an
     int; ``W = 1``: the element just before), or within ``T`` seconds of the ``times`` (``window=T``, a
     float; ``times`` from the argument or the stream)."""
-    keys, times = _keys_and_times(keys, times)
+    ks, ts = _keys_and_times(keys, times)
     if window is None:
-        return Truth(_dupstream._truth(keys))
+        return Truth(_dupstream._truth(ks))
     if isinstance(window, bool) or not isinstance(window, (int, float, np.integer, np.floating)):
         raise TypeError(f"window must be None, an int (elements) or a float (seconds), not {type(window).__name__}")
     if isinstance(window, (int, np.integer)):
         if window < 1:
             raise ValueError(f"window = {window}: a window holds at least 1 element")
-        return Truth(_dupstream._truth(keys, window=int(window)), window=int(window))
+        return Truth(_dupstream._truth(ks, window=int(window)), window=int(window))
     seconds = float(window)
     if not (seconds > 0 and math.isfinite(seconds)):
         raise ValueError(f"window = {window}: a time window is a positive number of seconds")
-    if times is None:
+    if ts is None:
         raise ValueError(
             f"window = {window} (a float) is in seconds and needs times; give times=, or an int window in elements"
         )
-    labels = _dupstream._truth(keys, seconds=seconds, times=times)
-    t = np.asarray(times, dtype=np.float64)
+    labels = _dupstream._truth(ks, seconds=seconds, times=ts)
+    t = np.asarray(ts, dtype=np.float64)
     elapsed = float(t[-1] - t[0]) if len(t) else 0.0
     if elapsed <= 0:
         raise ValueError("a time window needs times that advance")
