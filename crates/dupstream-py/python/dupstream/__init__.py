@@ -19,14 +19,14 @@ from __future__ import annotations
 import csv
 import gzip
 import importlib
-import io
+import itertools
 import json
 import math
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -241,9 +241,10 @@ def score(
     instead), or a callable ``f(keys) -> bools``. It receives the stream's keys (``uint64``,
     before the key hash) in arrays of ``batch`` elements, in order, and returns one verdict per
     key (``True``: a duplicate). ``truth`` defaults to the since-start truth of the stream.
-    The per-call overhead is that of one Python call per batch (about a microsecond): per
-    element, it is negligible at the default batch; a structure stepping element by element
-    in Python pays its own loop (about 0.1 to 1 µs per element)."""
+    Overhead: one Python call per batch (under a microsecond, nothing per element at the
+    default batch) and the counting (numpy, about 2 ns per element); a structure stepping
+    element by element in Python pays its own loop, about 0.3 µs per element for a loop over
+    ``keys.tolist()`` with a set."""
     keys, times = _keys_and_times(stream, times)
     if not isinstance(keys, np.ndarray):
         keys = fingerprint(keys)
@@ -283,38 +284,38 @@ def score(
             at = end
         mem = getattr(structure, "memory_bits", None)
         memory.append(int(mem) if isinstance(mem, (int, np.integer)) else None)
-    idx = np.asarray(stops, dtype=np.int64) - 1
-    v = verdicts.astype(np.int64)
-    lab = since.labels.astype(np.int64)
-    tp = np.cumsum(v & lab)[idx]
-    fp = np.cumsum(v & (1 - lab))[idx]
-    fn_ = np.cumsum((1 - v) & lab)[idx]
+    bounds = list(zip([0] + stops[:-1], stops))
+
+    def upto(mask: BoolArray) -> List[int]:
+        """How many of ``mask`` are set up to each checkpoint."""
+        return list(itertools.accumulate(int(np.count_nonzero(mask[lo:hi])) for lo, hi in bounds))
+
+    v, lab = verdicts, since.labels
+    tp, fp, fn_ = upto(v & lab), upto(v & ~lab), upto(~v & lab)
     name = label or getattr(structure, "name", None) or type(structure).__name__
     cols: Dict[str, List[Any]] = {
         "label": [str(name)] * len(stops),
         "position": list(stops),
-        "tp": [int(x) for x in tp],
-        "fp": [int(x) for x in fp],
-        "tn": [int(p - a - b - c) for p, a, b, c in zip(stops, tp, fp, fn_)],
-        "fn": [int(x) for x in fn_],
+        "tp": tp,
+        "fp": fp,
+        "tn": [p - a - b - c for p, a, b, c in zip(stops, tp, fp, fn_)],
+        "fn": fn_,
     }
     cols["unseen"] = [tn + f for tn, f in zip(cols["tn"], cols["fp"])]
     cols["duplicates"] = [t + f for t, f in zip(cols["tp"], cols["fn"])]
     cols["fpr"] = [_rate(f, u) for f, u in zip(cols["fp"], cols["unseen"])]
     cols["fnr"] = [_rate(f, d) for f, d in zip(cols["fn"], cols["duplicates"])]
     if windowed is not None:
-        wl = windowed.labels.astype(np.int64)
-        wd = np.cumsum(wl)[idx]
-        wfp = np.cumsum(v & (1 - wl))[idx]
-        wfn = np.cumsum((1 - v) & wl)[idx]
+        wl = windowed.labels
+        wd, wfp, wfn = upto(wl), upto(v & ~wl), upto(~v & wl)
         cols["window"] = [windowed.window] * len(stops)
         if windowed.window_seconds is not None:
             cols["window_seconds"] = [windowed.window_seconds] * len(stops)
-        cols["w_duplicates"] = [int(x) for x in wd]
-        cols["w_fp"] = [int(x) for x in wfp]
-        cols["w_fn"] = [int(x) for x in wfn]
-        cols["w_fpr"] = [_rate(int(f), p - int(d)) for f, p, d in zip(wfp, stops, wd)]
-        cols["w_fnr"] = [_rate(int(f), int(d)) for f, d in zip(wfn, wd)]
+        cols["w_duplicates"] = wd
+        cols["w_fp"] = wfp
+        cols["w_fn"] = wfn
+        cols["w_fpr"] = [_rate(f, p - d) for f, p, d in zip(wfp, stops, wd)]
+        cols["w_fnr"] = [_rate(f, d) for f, d in zip(wfn, wd)]
     if all(m is not None for m in memory):
         cols["memory_bits"] = memory
         cols["bits_per_distinct"] = [_rate(m, u) for m, u in zip(memory, cols["unseen"]) if m is not None]
