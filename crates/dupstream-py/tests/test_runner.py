@@ -277,3 +277,28 @@ def test_filter_errors_are_the_command_lines(tmp_path: Path, name: str, params: 
     where_py, what_py = str(py.value).split(": key ", 1)
     assert where_py == "dupstream.Filter" and re.search(r"bad\.toml:\d+$", where_cli)
     assert what_py == what_cli
+
+
+def test_a_url_list_gives_the_verdicts_of_a_replay(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    urls = [f"/images/{int(i)}.gif" for i in rng.integers(0, 1500, size=6000)]
+    log = tmp_path / "urls.txt"
+    log.write_text("\n".join(urls) + "\n")
+    exp = {
+        "name": "replay",
+        "description": "a URL list",
+        "stream": {"kind": "replay", "path": str(log), "format": "lines"},
+        "grid": {"memory": ["1KB"], "seeds": [3]},
+        "algorithm": [{"name": "bsbf", "k": 2}, {"name": "sbf", "max": 1, "k": 2, "p": 4}],
+        "metrics": {"checkpoints": 1},
+    }
+    raw = dupstream.run(exp, out=tmp_path / "run")
+    replayed = dupstream.stream(kind="replay", path=str(log), format="lines", seed=3)
+    assert np.array_equal(replayed.keys, dupstream.fingerprint(urls))
+    labels = dupstream.truth(urls).labels
+    for alg, params in [("bsbf", {"k": 2}), ("sbf", {"max": 1, "k": 2, "p": 4})]:
+        v = dupstream.Filter(alg, memory="1KB", seed=3, **params).step(urls)
+        theirs = rows_of(raw, alg)
+        assert int(np.count_nonzero(v & labels)) == theirs["tp"][-1]
+        assert int(np.count_nonzero(v & ~labels)) == theirs["fp"][-1]
+        assert int(np.count_nonzero(~v & labels)) == theirs["fn"][-1]
