@@ -125,6 +125,11 @@ ci:
 test:
     cargo test --workspace
 
+# The Python package (crates/dupstream-py) as a user gets it: a fresh venv, `pip install ./crates/dupstream-py`, pytest (Python's verdicts beside the runner's for every structure), mypy --strict, the example script and the notebook (scripts/py-test.sh). A few minutes.
+[group('test')]
+py-test:
+    bash scripts/py-test.sh
+
 # Slurm integration test: a one-node Slurm cluster (apt-get installs slurm-wlm and munge if missing; needs root) runs a sweep as a 4-task job array plus merge, kills and resubmits a task; merged results must equal a single-machine run byte for byte. Skips visibly where Slurm cannot run.
 [group('test')]
 slurm-test:
@@ -150,6 +155,13 @@ golden:
     DUPSTREAM_UPDATE_GOLDEN=1 cargo test -p dupstream-filters --test tests -- params::
     git --no-pager diff --stat -- crates/dupstream-runner/tests/golden crates/dupstream-filters/tests/params-fixture.txt
     git --no-pager diff -- crates/dupstream-runner/tests/golden | head -100
+
+# Python's batch path against the Rust batch path, per structure, on 2^22 keys in arrays of 4096 and more (prints; installs the package into target/py-venv first). `just py-bench --all` for every structure.
+[group('bench')]
+py-bench *args:
+    test -x target/py-venv/bin/python || python3 -m venv target/py-venv
+    target/py-venv/bin/python -m pip install --quiet --disable-pip-version-check numpy ./crates/dupstream-py
+    target/py-venv/bin/python crates/dupstream-py/bench/bench.py {{args}}
 
 # Speed benchmarks: the roofline (ns per element per structure and memory size, beside the limit loop; prints, writes nothing) and the streams.
 [group('bench')]

@@ -41,8 +41,28 @@ pub struct RunOptions {
 /// SIGINT or SIGTERM stop it cleanly: every finished cell is kept, nothing else is written,
 /// and the error is [`Stopped`], saying how to resume.
 pub fn run(opts: &RunOptions, registry: &Registry) -> Result<()> {
-    let session =
-        Session::open(&opts.experiment, opts.scale, opts.threads, registry)?.stop_on_signals()?;
+    run_with(opts, registry, true).map(|_| ())
+}
+
+/// [`run`] inside a host process (the Python package): the host keeps its own SIGINT and
+/// SIGTERM handling (none is installed), and the results directory is returned. A shard
+/// is refused: a part is `dupstream run --shard`'s.
+pub fn run_hosted(opts: &RunOptions, registry: &Registry) -> Result<PathBuf> {
+    if opts.shard.is_some() {
+        return Err(crate::plan::refuse("a shard runs from the command line"));
+    }
+    run_with(opts, registry, false)
+}
+
+/// [`run`], with or without the signal handlers; returns the results directory (empty for a
+/// shard, whose part directory [`part::run`] chooses).
+fn run_with(opts: &RunOptions, registry: &Registry, signals: bool) -> Result<PathBuf> {
+    let session = Session::open(&opts.experiment, opts.scale, opts.threads, registry)?;
+    let session = if signals {
+        session.stop_on_signals()?
+    } else {
+        session
+    };
     if let Some(shard) = opts.shard {
         let args = part::PartArgs {
             shard,
@@ -51,7 +71,7 @@ pub fn run(opts: &RunOptions, registry: &Registry) -> Result<()> {
             resume: opts.resume,
             quiet: opts.quiet,
         };
-        return part::run(&session, &args);
+        return part::run(&session, &args).map(|()| PathBuf::new());
     }
     let exp = &session.exp;
     let estimate =
@@ -129,5 +149,5 @@ pub fn run(opts: &RunOptions, registry: &Registry) -> Result<()> {
     if !opts.quiet {
         eprintln!("dupstream: results in {}", path.display());
     }
-    Ok(())
+    Ok(path)
 }
