@@ -91,11 +91,9 @@ def toml_value(v):
 # board's smallest sizes), too slow for the leaderboard's time budget.
 
 
-def since_algorithms(exact_bits):
-    """Every since-start structure, each with a grid of at most 8 configurations."""
+def bloom_relatives():
+    """The SBF's successors and the quotient hash tables, on both tracks."""
     return [
-        alg("Bloom", "bloom", k=[1, 2, 3, 4, 6, 8]),
-        alg("SBF", "sbf", max=[1, 3], k=[1, 2, 3, 4], fps=0.1),
         alg("RSBF", "rsbf", k=[1, 2, 3, 4]),
         alg("BSBF", "bsbf", k=[1, 2, 3, 4]),
         alg("BSBFSD", "bsbfsd", k=[1, 2, 3, 4]),
@@ -103,10 +101,26 @@ def since_algorithms(exact_bits):
         alg("QHT", "qht", k=[1, 3], s=[3, 6]),
         alg("QHTD", "qhtd", family="QHTD", k=3, s=[3, 6]),
         alg("QQHTD", "qqhtd", family="QHTD", k=3, s=[3, 6]),
+    ]
+
+
+def table_structures():
+    """SQF, the streaming Cuckoo filter, A2 and FP-SBF, on both tracks."""
+    return [
         alg("SQF", "sqf"),
         alg("Cuckoo", "cuckoo", f=[6, 12], b=[1, 4], max_num_kicks=[16, 128]),
         alg("A2", "a2", fpr=[0.001, 0.01, 0.1]),
         alg("FP-SBF", "fpsbf", c=2, f=4, k=2, xi=[0.5, 1.0], fps=[0.01, 0.1]),
+    ]
+
+
+def since_algorithms(exact_bits):
+    """Every since-start structure, each with a grid of at most 8 configurations."""
+    return [
+        alg("Bloom", "bloom", k=[1, 2, 3, 4, 6, 8]),
+        alg("SBF", "sbf", max=[1, 3], k=[1, 2, 3, 4], fps=0.1),
+        *bloom_relatives(),
+        *table_structures(),
         alg("LRU buffering", "lru_buffering"),
         alg("Exact", "exact", memory=exact_bits),
     ]
@@ -117,18 +131,9 @@ def window_algorithms(w, exact_bits, time=None):
     out = [
         alg("Bloom", "bloom", k=[1, 2, 3, 4]),
         alg("SBF", "sbf", max=[1, 3], k=[2, 3], fps=0.1),
-        alg("RSBF", "rsbf", k=[1, 2, 3, 4]),
-        alg("BSBF", "bsbf", k=[1, 2, 3, 4]),
-        alg("BSBFSD", "bsbfsd", k=[1, 2, 3, 4]),
-        alg("RLBSBF", "rlbsbf", k=[1, 2, 3, 4]),
-        alg("QHT", "qht", k=[1, 3], s=[3, 6]),
-        alg("QHTD", "qhtd", family="QHTD", k=3, s=[3, 6]),
-        alg("QQHTD", "qqhtd", family="QHTD", k=3, s=[3, 6]),
+        *bloom_relatives(),
         alg("Queue of QQHTD", "queue", family="QHTD", window=w, inner={"name": "qqhtd"}),
-        alg("SQF", "sqf"),
-        alg("Cuckoo", "cuckoo", f=[6, 12], b=[1, 4], max_num_kicks=[16, 128]),
-        alg("A2", "a2", fpr=[0.001, 0.01, 0.1]),
-        alg("FP-SBF", "fpsbf", c=2, f=4, k=2, xi=[0.5, 1.0], fps=[0.01, 0.1]),
+        *table_structures(),
         alg("b_DBF", "bdbf", window=w),
         alg("APBF", "apbf", window=w, k=[4, 10], l=[3, 7]),
         alg("SWAMP", "swamp", window=w, memory=[32 * w, 64 * w, 128 * w]),
