@@ -134,7 +134,9 @@ def window_algorithms(w, exact_bits, time=None):
         *bloom_relatives(),
         alg("Queue of QQHTD", "queue", family="QHTD", window=w, inner={"name": "qqhtd"}),
         *table_structures(),
-        alg("b_DBF", "bdbf", window=w),
+        # The QHT paper's b_DBF (its running counter): its window scales with --scale, as the
+        # other structures' do; the block schedule keeps its window a fixed count of elements.
+        alg("b_DBF", "bdbf", window=w, schedule="running_counter"),
         alg("APBF", "apbf", window=w, k=[4, 10], l=[3, 7]),
         alg("SWAMP", "swamp", window=w, memory=[32 * w, 64 * w, 128 * w]),
         alg("Rotating Bloom", "rotating_bloom", window=w, generations=[2, 4, 8]),
