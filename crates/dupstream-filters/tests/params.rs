@@ -47,11 +47,11 @@ fn experiment_files() -> Vec<PathBuf> {
 }
 
 /// Cartesian product of the swept (array-valued) keys of one `[[algorithm]]` table, with the
-/// runner's own keys (`label`, `memory`) removed.
+/// runner's own keys (`label`, `memory`, `family`) removed.
 fn expand(table: &toml::Table) -> Vec<toml::Table> {
     let mut combos = vec![toml::Table::new()];
     for (key, value) in table {
-        if key == "label" || key == "memory" {
+        if key == "label" || key == "memory" || key == "family" {
             continue;
         }
         let choices = match value {

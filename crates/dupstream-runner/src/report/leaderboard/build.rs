@@ -276,17 +276,7 @@ fn board(exp: &Experiment, stream: String, track: Track, cells: &[Scored]) -> Bo
     let mut rows: Vec<FamilyRow> = families
         .iter()
         .map(|(family, cands)| {
-            let mut runs: Vec<u64> = cands.iter().map(|c| c.cells[0].run).collect();
-            runs.sort_unstable();
-            runs.dedup();
-            let front: Vec<Entry> = runs
-                .iter()
-                .filter_map(|&r| {
-                    let at: Vec<&Candidate<'_>> =
-                        cands.iter().filter(|c| c.cells[0].run == r).collect();
-                    choose(&at, &scored, tuned_on_scored, per)
-                })
-                .collect();
+            let front = front(cands, &scored, tuned_on_scored, per);
             let cells: Vec<Option<Entry>> = columns
                 .iter()
                 .map(|col| {
@@ -363,6 +353,30 @@ fn board(exp: &Experiment, stream: String, track: Track, cells: &[Scored]) -> Bo
     }
 }
 
+/// A family's front (rule 7): at every level of memory it held (each candidate's), the
+/// candidate chosen on the tuning stream among all that hold at most that much, as for a
+/// column; each choice once, in order of the memory it holds. So a configuration that holds
+/// more than another at the same run size is placed at what it holds, and a level is never
+/// filled by something larger.
+fn front(cands: &[Candidate<'_>], scored: &[u64], tuned_on_scored: bool, per: f64) -> Vec<Entry> {
+    let mut levels: Vec<u64> = cands.iter().map(|c| c.held).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    let mut out: Vec<Entry> = Vec::new();
+    for level in levels {
+        let fit: Vec<&Candidate<'_>> = cands.iter().filter(|c| c.held <= level).collect();
+        if let Some(e) = choose(&fit, scored, tuned_on_scored, per)
+            && !out
+                .iter()
+                .any(|o| o.config == e.config && o.run_nominal_bits == e.run_nominal_bits)
+        {
+            out.push(e);
+        }
+    }
+    out.sort_by_key(|e| e.held_bits);
+    out
+}
+
 /// An entry's place among `all` at its column (rule 5): 1 + the entries a paired t-test over
 /// the scored seeds finds better.
 fn place<'a>(e: &Entry, all: impl Iterator<Item = &'a Entry>) -> usize {
@@ -387,8 +401,8 @@ fn reach_of(front: &[Entry], target: f64) -> Reach {
     }
 }
 
-/// Where a front first reaches `target` (rule 7): `points` are `(bits per element, error)`
-/// at each run size in order of memory. Returns the reaching point's index, the bits
+/// Where a front first reaches `target` (rule 7): `points` are the front's `(bits per
+/// element, error)` in order of memory held. Returns the reaching point's index, the bits
 /// (interpolated on log bits against log error with the point before it; against the error
 /// itself when the reaching error is 0) and whether it is the first point (so the bits are an
 /// upper bound); `None` when no point reaches it.
@@ -463,6 +477,62 @@ mod tests {
         assert_eq!(place(&a, all.iter()), 1);
         assert_eq!(place(&b, all.iter()), 2, "a separates from b");
         assert_eq!(place(&c, all.iter()), 1, "nothing separates from c");
+    }
+
+    #[test]
+    fn rule_7_a_front_places_each_choice_at_the_memory_it_holds() {
+        let mk = |seed: u64, tuning: bool, run: u64, held: u64, err: f64, config: &str| Scored {
+            family: "F".into(),
+            member: "F".into(),
+            config: config.into(),
+            setting: String::new(),
+            run,
+            held,
+            measured: true,
+            seed,
+            tuning,
+            error: (err, 0.0),
+            ns: 1.0,
+            n: 100,
+            distinct: 10,
+            window: None,
+        };
+        // At run size 100, "hog" holds 400 and errs least; "lean" holds 100. At 200, "lean"
+        // holds 200.
+        let cells = [
+            mk(1, true, 100, 400, 0.5, "hog"),
+            mk(2, false, 100, 400, 0.5, "hog"),
+            mk(1, true, 100, 100, 8.0, "lean"),
+            mk(2, false, 100, 100, 8.0, "lean"),
+            mk(1, true, 200, 200, 2.0, "lean"),
+            mk(2, false, 200, 200, 2.0, "lean"),
+        ];
+        let cands: Vec<Candidate<'_>> = [("hog", 100), ("lean", 100), ("lean", 200)]
+            .iter()
+            .map(|(k, r)| {
+                let cs: Vec<&Scored> = cells
+                    .iter()
+                    .filter(|c| c.config == *k && c.run == *r)
+                    .collect();
+                Candidate {
+                    held: cs[0].held,
+                    measured: true,
+                    cells: cs,
+                }
+            })
+            .collect();
+        let f = front(&cands, &[2], false, 10.0);
+        let points: Vec<(u64, f64)> = f.iter().map(|e| (e.held_bits, e.error_pct)).collect();
+        // The hog is on the front at 400, not at its run size: levels 100 and 200 are lean's.
+        assert_eq!(points, [(100, 8.0), (200, 2.0), (400, 0.5)]);
+        let xy: Vec<(f64, f64)> = f
+            .iter()
+            .map(|e| (e.bits_per_element, e.error_pct))
+            .collect();
+        // 1 % is reached between 20 and 40 bits per element, not before the hog's memory.
+        let (i, bits, _) = reach(&xy, 1.0).unwrap();
+        assert_eq!(i, 2);
+        assert!(bits > 20.0 && bits < 40.0, "{bits}");
     }
 
     #[test]
