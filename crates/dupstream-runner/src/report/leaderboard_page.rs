@@ -233,10 +233,13 @@ pub fn board_panels(b: &Board) -> Vec<Panel> {
             Panel {
                 x_scale: XScale::Log2,
                 log_y: Some(true),
-                bound: match (b.track, b.window_seconds) {
-                    (Track::Windowed, None) => pareto::bound_within(&xy),
+                bound: match (b.track, b.window_seconds, b.window) {
+                    (Track::Windowed, None, Some(w)) => zero_slack_bound(w, &xy),
                     _ => Vec::new(),
                 },
+                bound_label: Some(
+                    "lower bound at FNR 0 and zero slack (Naor & Yogev, W as run; rule 10)".into(),
+                ),
                 series,
                 style: Style::Points,
                 fronts,
@@ -253,6 +256,22 @@ pub fn board_panels(b: &Board) -> Vec<Panel> {
                 )
             }
         })
+        .collect()
+}
+
+/// Naor & Yogev's bound at zero slack for a window of `w` elements (rule 10: the question the
+/// board scores), as `(bits per window element, error in %)` over the x range of `points`.
+fn zero_slack_bound(w: u64, points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let (lo, hi) = points
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    (0..=80)
+        .map(|i| {
+            let eps = 1e-6 * (0.5f64 / 1e-6).powf(f64::from(i) / 80.0);
+            let bits = dupstream_filters::theory::sliding_window_lower_bound_bits(w, eps);
+            (bits / w as f64, eps * 100.0)
+        })
+        .filter(|p| p.0 >= lo && p.0 <= hi)
         .collect()
 }
 

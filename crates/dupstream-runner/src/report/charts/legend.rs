@@ -56,7 +56,8 @@ pub(super) struct Legend {
     paper: bool,
     front: bool,
     fronts: bool,
-    bound: bool,
+    /// The bound's legend text, when a panel draws one.
+    bound: Option<String>,
     pub(super) zeros: bool,
 }
 
@@ -80,7 +81,11 @@ impl Legend {
             paper: panels.iter().any(|p| !p.markers.is_empty()),
             front: panels.iter().any(|p| !p.front.is_empty()),
             fronts: panels.iter().any(|p| !p.fronts.is_empty()),
-            bound: panels.iter().any(|p| !p.bound.is_empty()),
+            bound: panels.iter().find(|p| !p.bound.is_empty()).map(|p| {
+                p.bound_label
+                    .clone()
+                    .unwrap_or_else(|| "lower bound at FNR 0 (Naor & Yogev, slack W)".into())
+            }),
             zeros: panels.iter().any(|p| {
                 p.is_log_y()
                     && p.series
@@ -125,11 +130,8 @@ impl Legend {
                 "a structure's front over its settings (its colour)".into(),
             ));
         }
-        if self.bound {
-            out.push((
-                Sample::Bound,
-                "lower bound at FNR 0 (Naor & Yogev, slack W)".into(),
-            ));
+        if let Some(label) = &self.bound {
+            out.push((Sample::Bound, label.clone()));
         }
         if self.zeros {
             out.push((Sample::Zero, "0, drawn on the log axis's floor".into()));

@@ -85,6 +85,8 @@ pub struct Panel {
     /// A lower bound, drawn as a thin black line (the sliding-window space bound); the y axis
     /// takes it in, the x axis does not.
     pub bound: Vec<(f64, f64)>,
+    /// The bound's legend text (default: the slack-W sliding-window bound's).
+    pub bound_label: Option<String>,
 }
 
 impl Panel {
