@@ -264,6 +264,27 @@ fn deng_fig6a_at_scale_64() {
     );
 }
 
+/// Deng & Rafiei Fig. 6(b): the same at bias b = 0.7 (fig6a's b = 0.5 is the one value at
+/// which a b-model that ignored its bias would give the same stream).
+#[test]
+fn deng_fig6b_at_scale_64() {
+    let file = root().join("experiments/deng/fig6b.toml");
+    let doc: toml::Table = toml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        doc["stream"]["b"].as_float(),
+        Some(0.7),
+        "a bias other than 0.5"
+    );
+    let out = run(
+        "deng-fig6b",
+        &["run", "experiments/deng/fig6b.toml", "--scale", "64"],
+    );
+    check_golden(
+        "deng-fig6b-scale64",
+        &std::fs::read(out.join("raw.csv")).unwrap(),
+    );
+}
+
 /// Singh & Batra Fig. 6 (FP-SBF's stable point beside SBF and RSBF, 100K elements, 70 %
 /// distinct). The paper prints no numbers (experiments/singh-batra/SETUP.md): golden file only.
 #[test]
