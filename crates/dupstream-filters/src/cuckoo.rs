@@ -116,6 +116,31 @@ impl CuckooBuckets {
     }
 }
 
+/// The offset `c(fp)` of the alternate bucket `alt(i, fp)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum CuckooAlternate {
+    /// `c(fp) = reduce(mix64(fp ^ salt), n_b)`: a hashed offset, spread over the table.
+    #[default]
+    Hashed,
+    /// `c(fp) = fp mod n_b`: the QHT paper's benchmark code, whose alternate bucket is
+    /// `address1 ^ Hash1(fp)` with `Hash1` of a `uint8_t` the identity
+    /// (github.com/mariuslp/duplicate_sliding_benchmark at 4d600e2, `src/filter_cuckoo.cpp`).
+    /// With `f = 3` a fingerprint's two buckets differ in their three low bits only.
+    Authors,
+}
+
+impl CuckooAlternate {
+    /// The name used in experiment files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Hashed => "hashed",
+            Self::Authors => "authors",
+        }
+    }
+}
+
 /// How a fingerprint that would be 0 (the empty marker) is remapped (QHT paper §3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -162,6 +187,9 @@ pub struct CuckooParams {
     /// Bucket count rule (default: use the whole budget).
     #[cfg_attr(feature = "serde", serde(default))]
     pub buckets: CuckooBuckets,
+    /// Alternate-bucket offset (default: hashed; `authors`: the fingerprint itself).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub alternate: CuckooAlternate,
 }
 
 impl Default for CuckooParams {
@@ -173,6 +201,7 @@ impl Default for CuckooParams {
             zero_fingerprint: ZeroFingerprint::default(),
             insert_duplicates: false,
             buckets: CuckooBuckets::default(),
+            alternate: CuckooAlternate::default(),
         }
     }
 }
@@ -390,22 +419,38 @@ fn alt_offset(fp: u64, buckets: u64) -> u64 {
 struct Alt {
     buckets: u64,
     pow2: bool,
+    /// `c(fp) = fp mod n_b` ([`CuckooAlternate::Authors`]) instead of the hashed offset.
+    identity: bool,
     /// `c(fp)` for every fingerprint when `f ≤ ALT_TABLE_MAX_F` (else empty): a relocation's
     /// next bucket is then one load instead of a hash and a multiply.
     offsets: Vec<u64>,
 }
 
 impl Alt {
-    fn new(buckets: u64, pow2: bool, f: u32) -> Self {
+    fn new(buckets: u64, pow2: bool, f: u32, alternate: CuckooAlternate) -> Self {
+        let identity = alternate == CuckooAlternate::Authors;
         let offsets = if f <= ALT_TABLE_MAX_F {
-            (0..1u64 << f).map(|fp| alt_offset(fp, buckets)).collect()
+            (0..1u64 << f)
+                .map(|fp| Self::offset(fp, buckets, identity))
+                .collect()
         } else {
             Vec::new()
         };
         Self {
             buckets,
             pow2,
+            identity,
             offsets,
+        }
+    }
+
+    /// `c(fp)`.
+    #[inline(always)]
+    fn offset(fp: u64, buckets: u64, identity: bool) -> u64 {
+        if identity {
+            fp % buckets
+        } else {
+            alt_offset(fp, buckets)
         }
     }
 
@@ -414,7 +459,7 @@ impl Alt {
     fn at(&self, i: u64, fp: u64) -> u64 {
         let c = match self.offsets.get(fp as usize) {
             Some(&c) => c,
-            None => alt_offset(fp, self.buckets),
+            None => Self::offset(fp, self.buckets, self.identity),
         };
         if self.pow2 {
             i ^ c
@@ -730,7 +775,7 @@ impl StreamingCuckoo {
             kicks: 0,
             skipped: 0,
             rng: filter_rng(seed, 0),
-            alt: Alt::new(buckets, params.buckets.pow2(), params.f),
+            alt: Alt::new(buckets, params.buckets.pow2(), params.f, params.alternate),
             snapshot,
         })
     }
@@ -887,7 +932,7 @@ impl DuplicateFilter for StreamingCuckoo {
 
     fn params(&self) -> Vec<crate::Param> {
         let p = &self.params;
-        vec![
+        let mut out = vec![
             crate::Param::new("f", p.f),
             crate::Param::new("b", p.b),
             crate::Param::new("max_num_kicks", p.max_num_kicks),
@@ -901,7 +946,13 @@ impl DuplicateFilter for StreamingCuckoo {
             crate::Param::new("insert_duplicates", p.insert_duplicates),
             crate::Param::new("buckets_rule", p.buckets.as_str()),
             crate::Param::new("buckets", self.alt.buckets),
-        ]
+        ];
+        // Listed only when set, so that the default's parameters (and the results that
+        // record them) stay as they were before the option existed.
+        if p.alternate != CuckooAlternate::Hashed {
+            out.push(crate::Param::new("alternate", p.alternate.as_str()));
+        }
+        out
     }
 
     fn occupancy(&self) -> Occupancy {
@@ -943,6 +994,38 @@ mod tests {
     use super::*;
     use crate::exact::Exact;
     use crate::hash::hash_key;
+
+    /// `alternate = "authors"`: `alt(i, fp) = i XOR fp` in the authors' power-of-two table
+    /// (fingerprint 6 of 16 buckets goes to bucket i ^ 6, never back to i), an involution
+    /// like the default's; the default keeps its hashed offset, and lists no `alternate`.
+    #[test]
+    fn the_authors_alternate_bucket_is_the_fingerprint() {
+        let p = CuckooParams {
+            buckets: CuckooBuckets::PowerOfTwo2f,
+            zero_fingerprint: ZeroFingerprint::Increment,
+            alternate: CuckooAlternate::Authors,
+            ..Default::default()
+        };
+        let f = StreamingCuckoo::new(156, &p, 1).unwrap();
+        assert_eq!(f.buckets(), 16);
+        for i in 0..16 {
+            for fp in 1..8 {
+                assert_eq!(f.alt.at(i, fp), i ^ fp);
+            }
+        }
+        assert!(f.params().iter().any(|q| q.name == "alternate"));
+        let d = StreamingCuckoo::new(
+            156,
+            &CuckooParams {
+                alternate: CuckooAlternate::Hashed,
+                ..p.clone()
+            },
+            1,
+        )
+        .unwrap();
+        assert!((1..8).any(|fp| (0..16).any(|i| d.alt.at(i, fp) != i ^ fp)));
+        assert!(!d.params().iter().any(|q| q.name == "alternate"));
+    }
 
     /// The cost model's kicks against a simulation: the QHT paper's filter saturated by a
     /// uniform stream of 4·n_b keys. The model neglects the short relocations before

@@ -138,3 +138,80 @@ fn a_users_own_run_beside_the_canonical_ones_is_noted_not_an_error() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The catalogue's counts keep apart what a cell stands for (issue 38): every label that a
+/// paper's `readings.csv` names is a column of one of its experiment files, and the papers
+/// block counts Deng & Rafiei's crawl cells as stand-in (none compared), the QHT authors'
+/// columns in their own column (their full-scale runs: 96 cells), E cells of saturated
+/// filters apart, and the Bera hypotheses and pseudo-code apart from the faithful columns.
+#[test]
+fn the_catalogue_counts_readings_apart() {
+    use dupstream_runner::report::readings::{FILE, Reading, Readings, count};
+    let root = root();
+    let catalogue = Catalogue::load(&root).unwrap();
+    for paper in ["bera-conference", "bera-journal", "deng", "qht"] {
+        let dir = root.join("experiments").join(paper);
+        assert!(dir.join(FILE).is_file(), "{paper}: no {FILE}");
+        let readings = Readings::load(&dir).unwrap();
+        let files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| {
+                let p = e.unwrap().path();
+                (p.extension().is_some_and(|x| x == "toml"))
+                    .then(|| std::fs::read_to_string(p).unwrap())
+            })
+            .collect();
+        for (experiment, label) in readings.names() {
+            if label != "*" {
+                assert!(
+                    files
+                        .iter()
+                        .any(|f| f.contains(&format!("label = \"{label}\""))),
+                    "{paper}/{FILE}: no column `{label}`"
+                );
+            }
+            if experiment != "*" {
+                assert!(
+                    files
+                        .iter()
+                        .any(|f| f.contains(&format!("name = \"{experiment}\""))),
+                    "{paper}/{FILE}: no experiment `{experiment}`"
+                );
+            }
+        }
+    }
+    let run = |e: &str| catalogue.runs[e].tolerance.unwrap();
+    for e in ["deng-fig4a", "deng-fig4b", "deng-fig4c"] {
+        let c = run(e);
+        assert!(c.get(Reading::StandIn).1 > 0, "{e}");
+        assert_eq!(c.without(Reading::StandIn), Default::default(), "{e}");
+    }
+    let qht = run("qht-table2-4-u24");
+    assert!(qht.get(Reading::SaturatedE).1 > 0);
+    assert!(
+        qht.get(Reading::Authors).1 > 0,
+        "the scale-64 run has them too"
+    );
+    let authors = run("qht-table2-4-u24-authors");
+    assert_eq!(
+        authors.get(Reading::Authors).1 + authors.get(Reading::SaturatedE).1,
+        48
+    );
+    let t4 = run("bera-journal-table4");
+    assert_eq!(t4.get(Reading::Hypothesis).1, 8, "SBF-rand31");
+    assert_eq!(t4.get(Reading::PseudoCode).1, 8, "RSBF-pseudocode");
+    // The table's own file, counted again from its table.csv, gives the same.
+    let dir = root.join(&catalogue.runs["bera-journal-table4"].dir);
+    let again = count(
+        &dir.join("table.csv"),
+        "bera-journal-table4",
+        &Readings::load(&root.join("experiments/bera-journal")).unwrap(),
+    );
+    assert_eq!(again, Some(t4));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.contains(
+            "| faithful columns | hypotheses | pseudo-code readings | the authors' code |"
+        )
+    );
+}

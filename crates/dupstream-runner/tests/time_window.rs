@@ -437,3 +437,60 @@ fn a_log_whose_times_go_back_fails_at_its_line_unless_clamped() {
     ]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An element exactly `W` seconds old is inside the window (`t_i − t_j ≤ W`): on an even
+/// clock of 4 elements per second and a 2 s window, a re-occurrence 8 elements later is a
+/// windowed duplicate and one 9 elements later is not. (The MMPP stream above never puts two
+/// elements exactly `W` apart, so it cannot tell `≤` from `<`.)
+#[test]
+fn an_element_exactly_w_seconds_old_is_inside_the_time_window() {
+    let dir = scratch("time-window-boundary");
+    let text = r#"name = "boundary"
+description = "elements exactly W seconds apart"
+
+[stream]
+kind = "uniform"
+n = 3_000
+universe = 12
+time = { process = "even", rate = 4.0 }
+
+[grid]
+memory = ["1KB"]
+seeds = [5]
+
+[[algorithm]]
+name = "exact"
+
+[metrics]
+checkpoints = 1
+window_seconds = 2.0
+"#;
+    let (rows, _) = run(&dir, text, &[]);
+    let exp = dupstream_runner::plan::load(&dir.join("t.toml"), None).unwrap();
+    let case = &exp.streams[0];
+    let (mut keys, mut times) = (vec![0u64; 3_000], vec![0f64; 3_000]);
+    let mut stream = open_timed(&case.spec, case.time.as_ref().unwrap(), case.seed).unwrap();
+    assert_eq!(stream.fill_timed(&mut keys, &mut times).unwrap(), 3_000);
+    let (_, inside) = brute(&keys, &times, 2.0);
+    // The same with the boundary left out: the stream must tell them apart.
+    let strict: Vec<bool> = (0..keys.len())
+        .map(|i| (0..i).any(|j| keys[j] == keys[i] && times[i] - times[j] < 2.0))
+        .collect();
+    let at_boundary = inside.iter().zip(&strict).filter(|(a, b)| a != b).count();
+    assert!(
+        at_boundary > 50,
+        "only {at_boundary} re-occurrences exactly 2 s apart"
+    );
+    let row = rows.iter().max_by_key(|r| r.position).unwrap();
+    assert_eq!(row.position, 3_000);
+    let w_dup = inside.iter().filter(|&&d| d).count() as u64;
+    assert_eq!(
+        row.w_duplicates,
+        Some(w_dup),
+        "{at_boundary} re-occurrences exactly W seconds old count as windowed duplicates"
+    );
+    // The exact structure remembers everything: its windowed false positives are exactly the
+    // re-occurrences outside the window.
+    let beyond = (0..keys.len()).filter(|&i| !inside[i] && keys[..i].contains(&keys[i]));
+    assert_eq!(row.w_fp, Some(beyond.count() as u64));
+}

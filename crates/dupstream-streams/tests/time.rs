@@ -343,6 +343,7 @@ fn an_offset_skips_the_prefix_times_too() {
     };
     let time = TimeSpec::Log {
         column: Some("t".into()),
+        out_of_order: Default::default(),
     };
     let (all_keys, all) = all_times(&mut *open_timed(&spec(0, None), &time, 1).unwrap());
     assert_eq!(all, vec![10.0, 11.0, 12.0, 13.0, 14.0, 15.0]);
@@ -380,6 +381,7 @@ fn nasa_log_times_with_an_offset() {
     };
     let time = TimeSpec::Log {
         column: Some("time".into()),
+        out_of_order: Default::default(),
     };
     let (keys, times) = all_times(&mut *open_timed(&spec(0, None), &time, 1).unwrap());
     let (k, t) = all_times(&mut *open_timed(&spec(15_000, Some(5_000)), &time, 1).unwrap());

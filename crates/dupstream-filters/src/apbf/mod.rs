@@ -807,6 +807,52 @@ mod tests {
         }
     }
 
+    #[test]
+    fn generations_end_after_exactly_g_insertions() {
+        // The filter itself, not the formula: an element inserted as the c-th (1..=g) of its
+        // generation keeps a run of k slices until the (l+1)-th shift after it, so it is
+        // reported at every gap d ≤ (l+1)·g − c + 1, always (no false negative), and at the
+        // next gap only when one of the other slices' bits completes a run by chance (slices
+        // of 2^18 bits hold a few hundred bits here: under 1 % of the elements). A generation
+        // one element longer reports every element at that next gap; one shorter misses at
+        // the last.
+        for blocked in [false, true] {
+            for (k, l, g) in [(1u32, 1u32, 1u64), (2, 3, 5), (4, 3, 7), (3, 1, 10)] {
+                let p = ApbfParams {
+                    g: Some(g),
+                    ..ApbfParams::with_kl(k, l)
+                };
+                let budget = u64::from(k + l) << 18;
+                let mut f = if blocked {
+                    Apbf::new_blocked(budget, &p, 0).unwrap()
+                } else {
+                    Apbf::new(budget, &p, 0).unwrap()
+                };
+                let what = format!("blocked={blocked} k={k} l={l} g={g}");
+                let keys: Vec<u64> = (0..2000u64).map(|i| hash_key(i, 5)).collect();
+                let last = |j: usize| (u64::from(l) + 1) * g - (j as u64 % g + 1) + 1;
+                let (mut beyond, mut reported_beyond) = (0u32, 0u32);
+                for (i, &h) in keys.iter().enumerate() {
+                    for (j, &old) in keys[..i].iter().enumerate() {
+                        let d = (i - j) as u64;
+                        if d + 1 == last(j) || d == last(j) {
+                            assert!(f.contains(old), "{what}: element {j}, gap {d}");
+                        } else if d == last(j) + 1 {
+                            beyond += 1;
+                            reported_beyond += u32::from(f.contains(old));
+                        }
+                    }
+                    f.step(h);
+                }
+                assert!(beyond > 1000, "{what}");
+                assert!(
+                    reported_beyond * 100 < beyond,
+                    "{what}: {reported_beyond} of {beyond} reported one gap beyond the window"
+                );
+            }
+        }
+    }
+
     /// Inserts `n` distinct keys then queries `t` never-inserted keys; returns false positives
     /// and the realised fill ratios.
     fn measure(f: &mut Apbf, n: u64, t: u64, seed: u64) -> (u64, Vec<f64>) {

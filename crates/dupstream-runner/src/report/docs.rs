@@ -18,13 +18,16 @@
 //! - `run EXPERIMENT`: one paragraph naming the run, its scale, threads, wall time against
 //!   the estimate, peak memory, machine, load, revision and date;
 //! - `papers`: per paper, the experiment files, those with a committed run, and the cells
-//!   within tolerance of the paper over the cells compared;
+//!   within tolerance of the paper over the cells compared, apart for each reading of a column
+//!   ([`readings`](super::readings): faithful, hypotheses, pseudo-code, the authors' code,
+//!   E of saturated filters, stand-in data);
 //! - `catalogue`: the same per experiment file, with scale, wall time, peak memory and
 //!   revision;
 //! - `timing`: the canonical runs' wall times and peak memory beside their estimates;
 //! - `results-index`: the kept runs, for `results/README.md`.
 
-use super::html::{results_dirs, within_tolerance};
+use super::html::results_dirs;
+use super::readings::{Counts, Reading, Readings};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -57,8 +60,8 @@ pub struct Run {
     /// Relative to the repository root, with `/` separators, ending in `/`.
     pub dir: String,
     pub manifest: Value,
-    /// `(within tolerance, compared)` cells of its `table.csv`.
-    pub tolerance: Option<(usize, usize)>,
+    /// `(within tolerance, compared)` cells of its `table.csv`, by reading.
+    pub tolerance: Option<Counts>,
 }
 
 /// The runs a `canonical.toml` names (`[runs] experiment = "directory"`), in its order of
@@ -266,11 +269,20 @@ impl Catalogue {
             if let Some(stale) = stale_run(root, &experiments, &experiment, &path)? {
                 problems.push(stale);
             }
+            let readings = Readings::load(
+                &root
+                    .join("experiments")
+                    .join(paper_of(&experiments, &experiment).unwrap_or_default()),
+            )?;
             runs.insert(
                 experiment.clone(),
                 Run {
                     dir: format!("{}/", rel(root, &path)),
-                    tolerance: within_tolerance(&path.join("table.csv")),
+                    tolerance: super::readings::count(
+                        &path.join("table.csv"),
+                        &experiment,
+                        &readings,
+                    ),
                     manifest,
                 },
             );
@@ -355,48 +367,65 @@ impl Catalogue {
         )
     }
 
+    /// The counts of an experiment file's runs: its canonical run's, with the authors'-code
+    /// columns taken from its own `<experiment>-authors` run where there is one (made at full
+    /// scale from the same file, those columns alone).
+    fn counts_of(&self, e: &ExperimentFile) -> Option<Counts> {
+        let main = self.runs.get(&e.name)?.tolerance.unwrap_or_default();
+        let Some(own) = self
+            .runs
+            .get(&format!("{}-authors", e.name))
+            .and_then(|r| r.tolerance)
+        else {
+            return Some(main);
+        };
+        let mut c = main.without(Reading::Authors);
+        c += own;
+        Some(c)
+    }
+
     fn papers(&self) -> String {
-        let mut out = String::from(
-            "| experiments | files | with a committed run | cells within tolerance of the paper |\n|---|---|---|---|\n",
-        );
+        let mut out = String::from("| experiments | files | with a committed run |");
+        for r in Reading::ALL {
+            let _ = write!(out, " {} |", r.heading());
+        }
+        out.push_str("\n|---|---|---|");
+        out.push_str(&"---|".repeat(Reading::ALL.len()));
+        out.push('\n');
         let mut papers: Vec<&str> = self.experiments.iter().map(|e| e.paper.as_str()).collect();
         papers.dedup();
-        let (mut all_ok, mut all_of) = (0, 0);
+        let row = |out: &mut String, name: &str, files: usize, runs: usize, c: &Counts| {
+            let _ = write!(out, "| {name} | {files} | {runs} |");
+            for r in Reading::ALL {
+                let (ok, of) = c.get(r);
+                let _ = write!(out, " {} |", ratio(ok, of));
+            }
+            out.push('\n');
+        };
+        let mut all = Counts::default();
         for paper in papers {
             let files: Vec<&ExperimentFile> = self
                 .experiments
                 .iter()
                 .filter(|e| e.paper == paper)
                 .collect();
-            let runs: Vec<&Run> = files
+            let runs = files
                 .iter()
-                .filter_map(|e| self.runs.get(&e.name))
-                .collect();
-            let (ok, of) = runs
-                .iter()
-                .filter_map(|r| r.tolerance)
-                .fold((0, 0), |(a, b), (ok, of)| (a + ok, b + of));
-            (all_ok, all_of) = (all_ok + ok, all_of + of);
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} |",
-                paper_name(paper),
-                files.len(),
-                runs.len(),
-                ratio(ok, of)
-            );
+                .filter(|e| self.runs.contains_key(&e.name))
+                .count();
+            let mut c = Counts::default();
+            for e in &files {
+                c += self.counts_of(e).unwrap_or_default();
+            }
+            all += c;
+            row(&mut out, &paper_name(paper), files.len(), runs, &c);
         }
         let runs = self
             .experiments
             .iter()
             .filter(|e| self.runs.contains_key(&e.name))
             .count();
-        let _ = writeln!(
-            out,
-            "| all | {} | {runs} | {} |",
-            self.experiments.len(),
-            ratio(all_ok, all_of)
-        );
+        row(&mut out, "all", self.experiments.len(), runs, &all);
         out
     }
 
@@ -421,7 +450,7 @@ impl Catalogue {
                 e.paper_values,
                 link(run, doc),
                 text(&m["scale"]),
-                run.tolerance.map_or("—".into(), |(ok, of)| ratio(ok, of)),
+                run.tolerance.map_or("—".into(), |c| c.summary()),
                 secs(m["wall_secs_total"].as_f64()),
                 text(&m["threads"]),
                 bytes(m["peak_rss_bytes"].as_u64()),
@@ -482,7 +511,7 @@ impl Catalogue {
                 link(run, doc),
                 text(&m["scale"]),
                 cells(m),
-                run.tolerance.map_or("—".into(), |(ok, of)| ratio(ok, of)),
+                run.tolerance.map_or("—".into(), |c| c.summary()),
                 text(&m["git_revision"]),
                 date(m)
             );
@@ -588,6 +617,21 @@ pub fn documents(root: &Path) -> Result<Vec<PathBuf>> {
     }
     out.sort();
     Ok(out)
+}
+
+/// The paper directory of `experiment`: that of the experiment file of that name, or of the
+/// longest whose name and a `-` begin it (`qht-table2-4-u24-authors`).
+fn paper_of(experiments: &[ExperimentFile], experiment: &str) -> Option<String> {
+    experiments
+        .iter()
+        .filter(|e| {
+            e.name == experiment
+                || experiment
+                    .strip_prefix(e.name.as_str())
+                    .is_some_and(|rest| rest.starts_with('-'))
+        })
+        .max_by_key(|e| e.name.len())
+        .map(|e| e.paper.clone())
 }
 
 fn paper_name(dir: &str) -> String {
@@ -750,7 +794,7 @@ mod tests {
         let (same, stale) = cat.regenerate("README.md", &doc).unwrap();
         assert_eq!(same, doc);
         assert!(stale.is_empty());
-        let edited = doc.replace("| all | 0 |", "| all | 1 |");
+        let edited = doc.replace("| all | 0 | 0 |", "| all | 1 | 0 |");
         assert_ne!(edited, doc);
         let (fixed, stale) = cat.regenerate("README.md", &edited).unwrap();
         assert_eq!(fixed, doc);

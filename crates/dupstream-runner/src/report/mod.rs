@@ -9,6 +9,7 @@ pub mod docs;
 pub mod html;
 pub mod leaderboard;
 pub mod leaderboard_page;
+pub mod readings;
 pub mod reference;
 pub mod runs;
 pub mod stats;
