@@ -7,6 +7,11 @@
 //! - `DUPSTREAM_BUILD_DATE`: the build date (UTC, `YYYY-MM-DD`; `SOURCE_DATE_EPOCH` is
 //!   honoured, for reproducible builds).
 //!
+//! It also writes `catalogue.rs` into `OUT_DIR`: every file of the workspace's `experiments/`
+//! (the experiment catalogue, its paper values and notes), compiled into the binary so that an
+//! installed `dupstream` finds the catalogue outside the checkout (`plan::catalogue`). Built
+//! from a packaged crate, without the workspace around it, the catalogue is empty.
+//!
 //! The script reruns when the checkout's HEAD, branch or index moves, or when a source file of
 //! the workspace changes (so the dirty flag follows edits of the code the binary is built from).
 
@@ -57,6 +62,8 @@ fn main() -> Result<()> {
         .unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=DUPSTREAM_BUILD_DATE={date}");
 
+    catalogue(&workspace.join("experiments"))?;
+
     println!("cargo:rerun-if-changed=build.rs");
     for p in ["crates", "Cargo.toml", "Cargo.lock"] {
         println!("cargo:rerun-if-changed={}", workspace.join(p).display());
@@ -77,6 +84,50 @@ fn main() -> Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// Writes `OUT_DIR/catalogue.rs`: `CATALOGUE`, every file under `dir` as
+/// (`experiments/<relative path>`, its bytes), sorted by path.
+fn catalogue(dir: &Path) -> Result<()> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for e in std::fs::read_dir(dir)? {
+            let p = e?.path();
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else if p.is_file() {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    if dir.is_dir() {
+        walk(dir, &mut files)?;
+        println!("cargo:rerun-if-changed={}", dir.display());
+    }
+    let mut keyed = Vec::new();
+    for f in &files {
+        let parts: Vec<String> = f
+            .strip_prefix(dir)?
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        keyed.push((
+            format!("experiments/{}", parts.join("/")),
+            f.display().to_string(),
+        ));
+    }
+    keyed.sort();
+    let mut code =
+        String::from("/// The experiment catalogue: (`experiments/...`, bytes), sorted by path.\n");
+    code.push_str("pub static CATALOGUE: &[(&str, &[u8])] = &[\n");
+    for (key, file) in &keyed {
+        code.push_str(&format!("    ({key:?}, include_bytes!({file:?})),\n"));
+    }
+    code.push_str("];\n");
+    let out = PathBuf::from(std::env::var("OUT_DIR")?).join("catalogue.rs");
+    std::fs::write(out, code)?;
     Ok(())
 }
 

@@ -339,3 +339,72 @@ fn theory_figures_and_timing() {
     );
     assert!(res.join("timing.csv").is_file());
 }
+
+#[test]
+fn the_catalogue_is_built_into_the_command_and_works_from_an_empty_directory() {
+    // An installed `dupstream` run outside the checkout: no `experiments/` here, no shared data
+    // beside it, no $DUPSTREAM_SHARED_DATA.
+    let dir = scratch("empty-dir");
+    assert!(
+        !dir.join("../shared/data").exists(),
+        "the scratch directory must not sit beside a shared data directory"
+    );
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_dupstream"))
+            .args(args)
+            .current_dir(&dir)
+            .env_remove("DUPSTREAM_SHARED_DATA")
+            .output()
+            .unwrap()
+    };
+    let text = |o: &std::process::Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    let table7 = "experiments/bera-journal/table7.toml";
+    let list = run(&["list"]);
+    assert!(list.status.success(), "{}", text(&list));
+    assert!(text(&list).contains(table7), "{}", text(&list));
+    for args in [
+        vec!["check", table7, "--scale", "64"],
+        vec!["estimate", table7, "--scale", "64"],
+    ] {
+        let o = run(&args);
+        assert!(o.status.success(), "{args:?}: {}", text(&o));
+    }
+    // A whole directory of the catalogue checks; the traces it replays are missing and said so.
+    let o = run(&["check", "experiments/leaderboard"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("SKIPPED"), "{}", text(&o));
+    assert!(text(&o).contains("DUPSTREAM_SHARED_DATA"), "{}", text(&o));
+    // A run writes under ./results, its paper values copied from the built-in catalogue.
+    let o = run(&[
+        "run",
+        table7,
+        "--scale",
+        "4096",
+        "--quiet",
+        "--threads",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let runs: Vec<PathBuf> = std::fs::read_dir(dir.join("results/bera-journal-table7"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    for f in ["raw.csv", "table.md", "paper-values.csv", "run.toml"] {
+        assert!(
+            runs[0].join(f).is_file(),
+            "{f} missing in {}",
+            runs[0].display()
+        );
+    }
+    let table = std::fs::read_to_string(runs[0].join("table.md")).unwrap();
+    assert!(table.contains(" / 2.9156 "), "{table}");
+    // The experiment file itself is not on disk: nothing but results was written here.
+    assert!(!dir.join("experiments").exists());
+}

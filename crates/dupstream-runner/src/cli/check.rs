@@ -119,7 +119,8 @@ pub fn run(args: CheckArgs, registry: &Registry) -> Result<()> {
         match skipped {
             0 => outln!("{total} experiment files valid")?,
             n => outln!(
-                "{valid} experiment files valid; {n} skipped: the data they replay is not here (docs/experiments.md, \"External data\")"
+                "{valid} experiment files valid; {n} skipped: the data they replay is not here ({})",
+                crate::plan::catalogue::SHARED_DATA_HINT
             )?,
         }
     }

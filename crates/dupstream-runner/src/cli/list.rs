@@ -33,8 +33,8 @@ pub fn run(args: ListArgs) -> Result<()> {
     }
     let mut entries = Vec::new();
     for f in files {
-        let text =
-            std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))?;
+        let text = crate::plan::catalogue::read_to_string(&f)
+            .with_context(|| format!("reading {}", f.display()))?;
         let doc: toml::Table = toml::from_str(&text)
             .map_err(|e| crate::plan::refuse(format!("{}: {}", f.display(), e.message())))?;
         let field = |k: &str| doc.get(k).and_then(|v| v.as_str()).map(str::to_string);

@@ -205,7 +205,8 @@ fn stage_experiment(
         std::fs::create_dir_all(to.parent().unwrap_or(&base))?;
         atomic_write(
             &to,
-            &std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
+            &crate::plan::catalogue::read(path)
+                .with_context(|| format!("reading {}", path.display()))?,
         )?;
     }
     Ok(staged)

@@ -11,6 +11,7 @@
 //! ([`crate::report::derived`]). Every error names the file, line and key, and is found
 //! before any work starts.
 
+pub mod catalogue;
 pub mod cost;
 pub mod error;
 pub mod experiment;
@@ -53,7 +54,8 @@ fn read(file: &Path) -> Result<String, ConfigError> {
             "not a regular file (a directory, a pipe or a device?); give an experiment file".into(),
         ));
     }
-    std::fs::read_to_string(file).map_err(|e| refused(format!("cannot read experiment file: {e}")))
+    catalogue::read_to_string(file)
+        .map_err(|e| refused(format!("cannot read experiment file: {e}")))
 }
 
 /// Reads back the experiment a results directory recorded (its `run.toml`) without opening
@@ -103,8 +105,12 @@ pub fn threads(
 /// Every `*.toml` under `path` (or `path` itself when it is a file), sorted. A `*.toml` that
 /// is not a regular file (a pipe, a device, a broken link) is skipped with a warning: reading
 /// it could block forever. A `path` that does not exist or cannot be read is refused
-/// ([`BadInput`], exit 2).
+/// ([`BadInput`], exit 2). A path under `experiments/` that is not on disk lists the
+/// catalogue compiled into the binary ([`catalogue`]).
 pub fn experiment_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    if let Some(files) = catalogue::experiment_files(path) {
+        return Ok(files);
+    }
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         for e in std::fs::read_dir(dir)? {
             let p = e?.path();

@@ -459,8 +459,8 @@ impl ResultsDir {
     pub fn write_inputs(&self, exp: &Experiment) -> Result<()> {
         let reference_name = match &exp.reference {
             Some((path, _)) => {
-                let bytes =
-                    std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+                let bytes = crate::plan::catalogue::read(path)
+                    .with_context(|| format!("reading {}", path.display()))?;
                 atomic_write(&self.join(PAPER_VALUES), &bytes)?;
                 Some(PAPER_VALUES)
             }

@@ -1,8 +1,9 @@
 //! `[reference]`: the paper's values, a CSV file relative to the experiment file. A copy of a
 //! catalogue experiment made elsewhere keeps working: when the file is not beside the copy,
-//! the catalogue's own (`experiments/` under the current directory, or under the workspace
-//! this binary was built from) is used, with a warning naming it.
+//! the catalogue's own (`experiments/` under the current directory, or the catalogue built into
+//! the binary) is used, with a warning naming it.
 
+use crate::plan::catalogue;
 use crate::plan::error::{ConfigError, Source};
 use crate::plan::schema::RawReference;
 use crate::plan::units::parse_bits;
@@ -37,17 +38,17 @@ pub fn resolve(
     }
     let (path, warning) = if beside.is_file() {
         (beside, None)
-    } else if let Some((dir, original, path)) = catalogue_reference(src.file, name, r) {
+    } else if let Some((original, path)) = catalogue_reference(src.file, name, r) {
         let w = format!(
             "{}: reference {} is not beside this file; using {}, the paper values of the catalogue's `{name}` ({}){}",
             src.file.display(),
             r.file,
-            in_catalogue(&dir, &path),
-            in_catalogue(&dir, &original),
-            if dir == Path::new(CATALOGUE) {
+            path.display(),
+            original.display(),
+            if path.exists() {
                 ""
             } else {
-                ", from the catalogue dupstream was built from"
+                ", the catalogue built into dupstream"
             }
         );
         (path, Some(w))
@@ -56,17 +57,8 @@ pub fn resolve(
             "reference",
             "file",
             format!(
-                "reference file {} does not exist, and no catalogue experiment named `{name}` holds it (looked under {}); copy it from the directory of the original experiment file, beside this one",
+                "reference file {} does not exist, and no catalogue experiment named `{name}` holds it (looked under {CATALOGUE}/ and in the catalogue built into dupstream); copy it from the directory of the original experiment file, beside this one",
                 beside.display(),
-                catalogue_dirs()
-                    .iter()
-                    .map(|d| if d == Path::new(CATALOGUE) {
-                        format!("{CATALOGUE}/")
-                    } else {
-                        "the catalogue dupstream was built from".into()
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" and ")
             ),
         ));
     };
@@ -78,73 +70,53 @@ pub fn resolve(
     Ok((Some((path, r.table.clone())), warning))
 }
 
-/// The catalogue directories searched for the original of a copied experiment: `experiments/`
-/// under the current directory, then under the workspace this binary was built from (when
-/// either exists).
-fn catalogue_dirs() -> Vec<PathBuf> {
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
-    let mut dirs = vec![PathBuf::from(CATALOGUE)];
-    if let (Ok(a), Ok(b)) = (dirs[0].canonicalize(), built.canonicalize())
-        && a == b
-    {
-        return dirs;
-    }
-    dirs.push(built);
-    dirs.retain(|d| d.is_dir());
-    dirs
-}
-
 /// The catalogue directory under the current directory.
 const CATALOGUE: &str = "experiments";
 
-/// A catalogue file as a message names it: `experiments/...`, relative to its catalogue (a
-/// path compiled into the binary means nothing to its user).
-fn in_catalogue(dir: &Path, path: &Path) -> String {
-    match path.strip_prefix(dir) {
-        Ok(rel) => Path::new(CATALOGUE).join(rel).display().to_string(),
-        Err(_) => path.display().to_string(),
-    }
+/// The catalogue's experiment files: those of `experiments/` under the current directory,
+/// then those of the catalogue built into the binary (`plan::catalogue`) that are not on disk.
+fn catalogue_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    toml_files(Path::new(CATALOGUE), &mut files);
+    files.sort();
+    files.extend(
+        catalogue::embedded_experiments()
+            .map(PathBuf::from)
+            .filter(|p| !p.exists()),
+    );
+    files
 }
 
 /// The catalogue experiment named `name` with the same reference file name and table whose
-/// reference file exists (not `file` itself): its catalogue directory, its path and the
-/// reference's.
-fn catalogue_reference(
-    file: &Path,
-    name: &str,
-    r: &RawReference,
-) -> Option<(PathBuf, PathBuf, PathBuf)> {
+/// reference file exists (not `file` itself): its path and the reference's, both under
+/// `experiments/`.
+fn catalogue_reference(file: &Path, name: &str, r: &RawReference) -> Option<(PathBuf, PathBuf)> {
     let own = file.canonicalize().ok();
     let wanted = Path::new(&r.file).file_name()?;
-    for dir in catalogue_dirs() {
-        let mut files = Vec::new();
-        toml_files(&dir, &mut files);
-        files.sort();
-        for f in files {
-            if f.canonicalize().ok() == own {
-                continue;
-            }
-            let Ok(doc) = std::fs::read_to_string(&f)
-                .map_err(|_| ())
-                .and_then(|t| toml::from_str::<toml::Table>(&t).map_err(|_| ()))
-            else {
-                continue;
-            };
-            let theirs = doc.get("reference").and_then(|v| v.as_table());
-            let (Some(their_file), Some(their_table)) = (
-                theirs.and_then(|t| t.get("file")).and_then(|v| v.as_str()),
-                theirs.and_then(|t| t.get("table")).and_then(|v| v.as_str()),
-            ) else {
-                continue;
-            };
-            let path = f.parent().unwrap_or(Path::new(".")).join(their_file);
-            if doc.get("name").and_then(|v| v.as_str()) == Some(name)
-                && their_table == r.table
-                && Path::new(their_file).file_name() == Some(wanted)
-                && path.is_file()
-            {
-                return Some((dir, f, path));
-            }
+    for f in catalogue_files() {
+        if f.exists() && f.canonicalize().ok() == own {
+            continue;
+        }
+        let Ok(doc) = catalogue::read_to_string(&f)
+            .map_err(|_| ())
+            .and_then(|t| toml::from_str::<toml::Table>(&t).map_err(|_| ()))
+        else {
+            continue;
+        };
+        let theirs = doc.get("reference").and_then(|v| v.as_table());
+        let (Some(their_file), Some(their_table)) = (
+            theirs.and_then(|t| t.get("file")).and_then(|v| v.as_str()),
+            theirs.and_then(|t| t.get("table")).and_then(|v| v.as_str()),
+        ) else {
+            continue;
+        };
+        let path = f.parent().unwrap_or(Path::new(".")).join(their_file);
+        if doc.get("name").and_then(|v| v.as_str()) == Some(name)
+            && their_table == r.table
+            && Path::new(their_file).file_name() == Some(wanted)
+            && catalogue::is_file(&path)
+        {
+            return Some((f, path));
         }
     }
     None
@@ -185,8 +157,9 @@ pub fn load(path: &Path, table: &str) -> Result<Vec<PaperValue>, ConfigError> {
     let err = |line: Option<usize>, key: Option<&str>, msg: String| {
         ConfigError::new(path, line, key, msg)
     };
-    let mut r = csv::Reader::from_path(path)
+    let bytes = catalogue::read(path)
         .map_err(|e| err(None, None, format!("cannot read reference file: {e}")))?;
+    let mut r = csv::Reader::from_reader(&bytes[..]);
     let headers = r
         .headers()
         .map_err(|e| err(Some(1), None, e.to_string()))?

@@ -243,7 +243,8 @@ fn seeds_of(
 }
 
 /// The stream table with its seed (generated streams) or its path made relative to the
-/// experiment file (replays).
+/// experiment file (replays; a relative path found nowhere is looked for by its file name in
+/// `$DUPSTREAM_SHARED_DATA`).
 fn with_seed_and_path(file: &Path, mut table: toml::Table, seed: u64) -> toml::Table {
     let replay = table.get("kind").and_then(|v| v.as_str()) == Some("replay");
     if !replay {
@@ -254,7 +255,9 @@ fn with_seed_and_path(file: &Path, mut table: toml::Table, seed: u64) -> toml::T
         let path = Path::new(p);
         if path.is_relative() {
             let base = file.parent().unwrap_or(Path::new("."));
-            let joined = base.join(path).to_string_lossy().into_owned();
+            let joined = base.join(path);
+            let found = crate::plan::catalogue::shared_data(&joined).unwrap_or(joined);
+            let joined = found.to_string_lossy().into_owned();
             table.insert("path".into(), toml::Value::String(joined));
         }
     }
@@ -337,8 +340,9 @@ fn case(
                     .at(
                         "path",
                         format!(
-                            "replayed file {} not found (external data: see docs/experiments.md, \"External data\")",
-                            path.display()
+                            "replayed file {} not found; {}",
+                            path.display(),
+                            crate::plan::catalogue::SHARED_DATA_HINT
                         ),
                     )
                     .missing(path));
