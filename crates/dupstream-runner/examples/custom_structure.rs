@@ -158,6 +158,7 @@ pub fn run_example(work: &Path) -> anyhow::Result<PathBuf> {
         quiet: true,
         shard: None,
         json: false,
+        diff: false,
     };
     orchestrate::run(&opts, &registry())?;
     Ok(out)

@@ -167,7 +167,41 @@ struct Tolerance {
 /// hypothesis with half of the cells left undecremented at 512 MB, as at full scale.
 fn bera_table_at_scale_64(table: &str, tol: impl Fn(&Compared) -> Tolerance) {
     let file = format!("experiments/bera-journal/{table}.toml");
-    let out = run(&format!("bera-{table}"), &["run", &file, "--scale", "64"]);
+    let out = scratch(&format!("bera-{table}")).join("out");
+    let printed = dupstream_ok(&[
+        "run",
+        &file,
+        "--scale",
+        "64",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // The terminal table: aligned plain text within 100 columns, every structure in it.
+    let text = String::from_utf8(printed.stdout).unwrap();
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{table}: wider than 100:\n{text}"
+        );
+    }
+    for column in [
+        "SBF",
+        "SBF-rand31",
+        "RSBF",
+        "BSBF",
+        "BSBFSD",
+        "RLBSBF",
+        "✓",
+        "ours",
+        "paper",
+    ] {
+        assert!(text.contains(column), "{table}: no {column} in\n{text}");
+    }
+    assert!(
+        !text.contains("**"),
+        "{table}: Markdown on the terminal\n{text}"
+    );
     check_golden(
         &format!("bera-journal-{table}-scale64"),
         &std::fs::read(out.join("raw.csv")).unwrap(),

@@ -12,7 +12,8 @@ use std::path::PathBuf;
 pub const COMPARE_EXAMPLES: &str = "\
 Examples:
   dupstream compare results/bera-journal-table7/<dir>
-      the run beside the paper's values (rewrites table.csv and table.md)
+      the run beside the paper's values (rewrites table.csv and table.md; --diff shows
+      each cell's difference from the paper)
   dupstream compare results/bera-journal-table7/<dir-a> results/bera-journal-table7/<dir-b>
       run B against run A, cell by cell: the difference, flagged where it exceeds the
       combined 95 % confidence interval of the two runs' seeds
@@ -23,9 +24,13 @@ pub struct CompareArgs {
     /// One results directory (compared with the paper's values), or two (run B against run A).
     #[arg(required = true, num_args = 1..=2, value_name = "RESULTS_DIR")]
     dirs: Vec<PathBuf>,
-    /// Print JSON (field names in SCHEMA.md) instead of Markdown.
+    /// Print JSON (field names in SCHEMA.md) instead of the table.
     #[arg(long)]
     json: bool,
+    /// Beside the paper: show each cell's difference from the paper's value (in percentage
+    /// points) in the terminal table.
+    #[arg(long)]
+    diff: bool,
     /// Run against run: show every checkpoint, not only the last of each cell (JSON always
     /// has every checkpoint).
     #[arg(long)]
@@ -61,9 +66,9 @@ pub fn run(args: CompareArgs, registry: &Registry) -> Result<()> {
             dir.path().display()
         )));
     }
-    let md = report::write(&exp, &dir, &rows)?;
+    let table = report::write(&exp, &dir, &rows)?;
     if args.json {
-        let cells = report::table::build(&rows, &exp.table, &report::reference::of(&exp)?);
+        let cells = &table.cells;
         let out = PaperComparison {
             experiment: &exp.name,
             dir: dir.path().display().to_string(),
@@ -75,11 +80,11 @@ pub fn run(args: CompareArgs, registry: &Registry) -> Result<()> {
                 .iter()
                 .filter(|c| c.within_tolerance == Some(true))
                 .count(),
-            cells: &cells,
+            cells,
         };
         outln!("{}", serde_json::to_string_pretty(&out)?)?;
     } else {
-        outln!("{md}")?;
+        out!("{}", table.text(args.diff))?;
     }
     Ok(())
 }

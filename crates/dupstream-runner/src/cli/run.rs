@@ -38,6 +38,10 @@ pub struct RunArgs {
     /// Not with --shard: a part has no such summary (its record is shard.json).
     #[arg(long, conflicts_with = "shard")]
     pub json: bool,
+    /// Show each cell's difference from the paper's value (in percentage points) in the
+    /// printed table.
+    #[arg(long)]
+    pub diff: bool,
 }
 
 pub fn run(a: RunArgs, registry: &Registry) -> Result<()> {
@@ -51,6 +55,7 @@ pub fn run(a: RunArgs, registry: &Registry) -> Result<()> {
         quiet: a.quiet,
         shard: a.shard,
         json: a.json,
+        diff: a.diff,
     };
     orchestrate::run(&opts, registry)
 }

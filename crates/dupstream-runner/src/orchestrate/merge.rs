@@ -41,7 +41,7 @@ pub fn merge(args: &[PathBuf], out: &Path, quiet: bool, registry: &Registry) -> 
         if quiet {
             Print::Nothing
         } else {
-            Print::TableAndSummary
+            Print::TableAndSummary { diff: false }
         },
     )?;
     if !quiet {

@@ -35,6 +35,8 @@ pub struct RunOptions {
     pub shard: Option<ShardSpec>,
     /// Print the end-of-run summary as JSON on stdout instead of the table.
     pub json: bool,
+    /// Show each cell's difference from the paper's value in the printed table.
+    pub diff: bool,
 }
 
 /// `dupstream run`: the whole experiment on this machine (or one shard of it).
@@ -140,8 +142,8 @@ fn run_with(opts: &RunOptions, registry: &Registry, signals: bool) -> Result<Pat
     let outcome = || session.outcome(estimate, est_secs, &ran);
     let print = match (opts.json, opts.quiet) {
         (true, _) => Print::Json,
-        (false, true) => Print::Table,
-        (false, false) => Print::TableAndSummary,
+        (false, true) => Print::Table { diff: opts.diff },
+        (false, false) => Print::TableAndSummary { diff: opts.diff },
     };
     session
         .finish(&dir, &ran, Inputs::Write, outcome, |_| Ok(()), print)

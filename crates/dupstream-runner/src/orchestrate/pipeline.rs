@@ -45,10 +45,10 @@ pub struct Executed {
 pub enum Print {
     /// Nothing.
     Nothing,
-    /// The table (stdout).
-    Table,
+    /// The table as text (stdout), with each cell's difference from the paper when `diff`.
+    Table { diff: bool },
     /// The table (stdout) and the per-cell summary (stderr).
-    TableAndSummary,
+    TableAndSummary { diff: bool },
     /// The per-cell summary as JSON (stdout; `run --json`), no table.
     Json,
 }
@@ -200,7 +200,7 @@ impl Session {
             Inputs::Write => dir.write_inputs(exp)?,
             Inputs::CopyFrom(part) => dir.copy_inputs_from(part, exp)?,
         }
-        let md = report::write_timed(exp, dir, &rows, &ran.timings)?;
+        let table = report::write_timed(exp, dir, &rows, &ran.timings)?;
         let manifest = Manifest::new(exp, &self.id, outcome());
         dir.write_manifest(&manifest)?;
         dir.write_cells(&measured, &manifest.cells)?;
@@ -210,10 +210,10 @@ impl Session {
         dir.commit(exp)?;
         match print {
             Print::Nothing => {}
-            Print::Table => outln!("{md}")?,
-            Print::TableAndSummary => {
-                outln!("{md}")?;
-                summary(&manifest);
+            Print::Table { diff } => out!("{}", table.text(diff))?,
+            Print::TableAndSummary { diff } => {
+                out!("{}", table.text(diff))?;
+                summary(exp, &manifest);
             }
             Print::Json => outln!(
                 "{}",
@@ -250,23 +250,43 @@ fn summary_json(m: &Manifest, dir: &Path) -> serde_json::Value {
     })
 }
 
-/// Per-cell wall time beside the cost model's estimate, and the total, on stderr.
-fn summary(m: &Manifest) {
+/// Per-cell wall time beside the cost model's estimate, with each cell's memory, stream and
+/// seed, and the total, on stderr.
+fn summary(exp: &Experiment, m: &Manifest) {
+    // Streams are numbered in the list and named once below it (replicates share a label).
+    let streams: Vec<String> = exp.stream_labels();
+    let stream_of = |cell: usize| {
+        let case = exp.streams.get(exp.cells.get(cell)?.stream)?;
+        streams.iter().position(|l| *l == case.label())
+    };
     eprintln!(
-        "\n{:>5}  {:<32} {:>10} {:>12} {:>12}",
-        "cell", "structure", "wall (s)", "ns/element", "estimated"
+        "\n{:>5}  {:<24} {:>9} {:>6} {:>6} {:>9} {:>10} {:>10}",
+        "cell", "structure", "memory", "stream", "seed", "wall (s)", "ns/elem", "estimated"
     );
     for t in &m.cells {
+        let cell = exp.cells.get(t.cell);
+        let memory = cell.map_or("-".into(), |c| {
+            crate::plan::units::format_bits(c.memory_nominal_bits)
+        });
+        let seed = cell
+            .and_then(|c| exp.streams.get(c.stream))
+            .map_or("-".into(), |s| s.seed.to_string());
         eprintln!(
-            "{:>5}  {:<32} {:>10.2} {:>12.2} {:>12}{}",
+            "{:>5}  {:<24} {:>9} {:>6} {:>6} {:>9.2} {:>10.2} {:>10}{}",
             t.cell,
             t.label,
+            memory,
+            stream_of(t.cell).map_or("-".into(), |s| s.to_string()),
+            seed,
             t.wall_secs,
             t.ns_per_element,
             t.estimated_ns_per_element()
                 .map_or("-".into(), |e| format!("{e:.2}")),
             if t.resumed { "  (resumed)" } else { "" }
         );
+    }
+    for (i, s) in streams.iter().enumerate() {
+        eprintln!("stream {i}: {s}");
     }
     eprintln!(
         "total wall time {:.1} s (estimated {:.0} s), peak memory {}",

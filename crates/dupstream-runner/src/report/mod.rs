@@ -32,8 +32,8 @@ pub fn with_derived(exp: &Experiment, mut rows: Vec<RawRow>) -> (Vec<RawRow>, Ve
 
 /// Writes the table (`table.csv`, `table.md`) and the charts from all rows (measured and
 /// derived) of a finished results directory (cell timings from its manifest); returns the
-/// Markdown table.
-pub fn write(exp: &Experiment, dir: &ResultsDir, rows: &[RawRow]) -> Result<String> {
+/// table.
+pub fn write(exp: &Experiment, dir: &ResultsDir, rows: &[RawRow]) -> Result<table::Table> {
     let ns = cell_ns(dir)?;
     write_with(exp, dir, rows, &ns)
 }
@@ -44,7 +44,7 @@ pub fn write_timed(
     dir: &ResultsDir,
     rows: &[RawRow],
     timings: &[CellTiming],
-) -> Result<String> {
+) -> Result<table::Table> {
     let ns = timings.iter().map(|t| (t.cell, t.ns_per_element)).collect();
     write_with(exp, dir, rows, &ns)
 }
@@ -54,15 +54,15 @@ fn write_with(
     dir: &ResultsDir,
     rows: &[RawRow],
     ns: &BTreeMap<usize, f64>,
-) -> Result<String> {
+) -> Result<table::Table> {
     let reference = reference::of(exp)?;
     let cells = table::build(rows, &exp.table, &reference);
-    let md = table::write(dir.path(), &exp.name, &note(exp), &exp.table, &cells)?;
+    let table = table::write(dir.path(), &exp.name, &note(exp), &exp.table, cells)?;
     let mut written = charts::draw(dir.path(), exp, rows, &reference, ns)?;
     written.extend(["table.csv", "table.md"].map(|f| dir.join(f)));
     // A finished run rewritten (`compare`, `migrate`): its record follows what was written.
     crate::record::update_commit(dir.path(), &written)?;
-    Ok(md)
+    Ok(table)
 }
 
 /// The ns per element of each cell of a finished results directory, from its manifest

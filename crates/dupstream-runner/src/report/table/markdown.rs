@@ -21,8 +21,9 @@ pub fn md_cell(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// Renders the table as Markdown in the paper's layout.
-pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCell]) -> String {
+/// The table's columns and its rows (row label, metric), in the order the cells first name
+/// them.
+pub(super) fn axes(cells: &[TableCell]) -> (Vec<&str>, Vec<(&str, &str)>) {
     let mut columns: Vec<&str> = Vec::new();
     let mut rows: Vec<(&str, &str)> = Vec::new();
     for c in cells {
@@ -33,6 +34,12 @@ pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCel
             rows.push((&c.row, &c.metric));
         }
     }
+    (columns, rows)
+}
+
+/// Renders the table as Markdown in the paper's layout.
+pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCell]) -> String {
+    let (columns, rows) = axes(cells);
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n\n{note}\n", md_cell(title));
     let has_paper = cells
