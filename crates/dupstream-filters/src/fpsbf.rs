@@ -639,7 +639,10 @@ crate::structure::impl_structure!(FpSbf {
         let cells = budget_bits / u64::from(params.c + params.f).max(1);
         let l = match (params.l, params.fps) {
             (Some(l), _) => l as f64,
-            (None, Some(fps)) => l_for_fps(fps, params.k, max, cells.max(2)),
+            // Rounded as the filter builds it (`resolve`): L = 16.8 decrements 17 cells.
+            (None, Some(fps)) => l_for_fps(fps, params.k, max, cells.max(2))
+                .round()
+                .max(1.0),
             (None, None) => 1.0,
         };
         let total = f64::from(params.k) + if l.is_finite() { l } else { 1.0 };
@@ -1144,5 +1147,21 @@ mod tests {
             FpSbf::memory_bits_for(u64::MAX, &ok),
             Err(Error::CapacityTooLarge { .. })
         ));
+    }
+
+    #[test]
+    fn the_cost_estimate_uses_the_l_the_filter_builds() {
+        let params = FpSbfParams {
+            l: None,
+            fps: Some(0.1),
+            ..params(3, 8, 3, 1.0, 1, FingerprintUpdate::Overwrite)
+        };
+        let budget = 1u64 << 20;
+        let (_, built_l, _) = resolve(budget, &params).unwrap();
+        let cells = budget / u64::from(params.c + params.f);
+        let real = l_for_fps(0.1, params.k, max_value(params.c), cells);
+        assert_ne!(real.fract(), 0.0, "a fractional L, so the rounding shows");
+        let estimate = <FpSbf as crate::Structure>::cells_per_element(&params, budget);
+        assert_eq!(estimate, f64::from(params.k) + built_l as f64, "L = {real}");
     }
 }
