@@ -600,6 +600,9 @@ fn a_closed_stdout_ends_every_command_quietly() {
             "--out",
             s(&dir.join("slurm")),
         ],
+        vec!["leaderboard", "results"],
+        // Last: it rewrites the run's derived files in place.
+        vec!["migrate", s(&done)],
     ]
     .iter()
     .map(|a| a.iter().map(|x| x.to_string()).collect())

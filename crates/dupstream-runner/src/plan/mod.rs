@@ -23,7 +23,7 @@ pub mod validate;
 
 pub use error::{BadInput, ConfigError, refuse};
 pub use experiment::{Cell, Experiment, StreamCase, distinct_target, stream_label};
-pub use registry::{CustomStructure, Registry, StructureSpec};
+pub use registry::{BuildError, CustomStructure, Registry, StructureSpec};
 pub use schema::{
     ChartKind, ChartSpec, DerivedKind, DerivedSpec, Dim, ErrorMetric, RawExperiment, TableLayout,
 };

@@ -28,15 +28,28 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+/// Why a structure cannot be built (or sized) at a memory budget: a built-in structure's own
+/// error, or a user's structure's message.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A structure of the filters crate refused its parameters or its budget.
+    #[error(transparent)]
+    Filter(#[from] dupstream_filters::Error),
+    /// A user's structure ([`CustomStructure`]) refused, in its own words.
+    #[error("{0}")]
+    Custom(String),
+}
+
 /// A structure with its parameters: what a cell builds and what the cost model prices.
 pub trait StructureSpec: Send + Sync + fmt::Debug {
     /// The name used in experiment and result files.
     fn name(&self) -> &str;
     /// Builds the structure within `budget_bits` bits, seeded with `seed`.
-    fn build(&self, budget_bits: u64, seed: u64) -> Result<Box<dyn DuplicateFilter>, String>;
+    fn build(&self, budget_bits: u64, seed: u64) -> Result<Box<dyn DuplicateFilter>, BuildError>;
     /// The bits the structure would use within `budget_bits`, without allocating; also
     /// validates the parameters.
-    fn memory_bits_for(&self, budget_bits: u64) -> Result<u64, String>;
+    fn memory_bits_for(&self, budget_bits: u64) -> Result<u64, BuildError>;
     /// Work per element relative to a k=2 Bloom-filter step, at `budget_bits` (what
     /// [`step_ns`](Self::step_ns) scales when nothing better is known).
     fn relative_cost(&self, budget_bits: u64) -> f64;
@@ -69,11 +82,11 @@ impl StructureSpec for FilterSpec {
     fn name(&self) -> &str {
         FilterSpec::name(self)
     }
-    fn build(&self, budget_bits: u64, seed: u64) -> Result<Box<dyn DuplicateFilter>, String> {
-        FilterSpec::build(self, budget_bits, seed).map_err(|e| e.to_string())
+    fn build(&self, budget_bits: u64, seed: u64) -> Result<Box<dyn DuplicateFilter>, BuildError> {
+        Ok(FilterSpec::build(self, budget_bits, seed)?)
     }
-    fn memory_bits_for(&self, budget_bits: u64) -> Result<u64, String> {
-        FilterSpec::memory_bits_for(self, budget_bits).map_err(|e| e.to_string())
+    fn memory_bits_for(&self, budget_bits: u64) -> Result<u64, BuildError> {
+        Ok(FilterSpec::memory_bits_for(self, budget_bits)?)
     }
     fn relative_cost(&self, budget_bits: u64) -> f64 {
         self.cost_at(budget_bits)
@@ -90,8 +103,9 @@ impl StructureSpec for FilterSpec {
     }
 }
 
-type BuildFn<P> = dyn Fn(&P, u64, u64) -> Result<Box<dyn DuplicateFilter>, String> + Send + Sync;
-type MemoryFn<P> = dyn Fn(&P, u64) -> Result<u64, String> + Send + Sync;
+type BuildFn<P> =
+    dyn Fn(&P, u64, u64) -> Result<Box<dyn DuplicateFilter>, BuildError> + Send + Sync;
+type MemoryFn<P> = dyn Fn(&P, u64) -> Result<u64, BuildError> + Send + Sync;
 
 /// A user's structure: its name, how to build it from its parameter type `P` (deserialised from
 /// the `[[algorithm]]` table without its `name`), and optionally its memory rule and cost.
@@ -126,7 +140,7 @@ impl<P: DeserializeOwned + fmt::Debug + Send + Sync + 'static> CustomStructure<P
             build: Arc::new(move |p, b, s| {
                 build(p, b, s)
                     .map(|f| Box::new(f) as Box<dyn DuplicateFilter>)
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| BuildError::Custom(e.to_string()))
             }),
             memory_bits_for: None,
             cost: 1.0,
@@ -138,7 +152,9 @@ impl<P: DeserializeOwned + fmt::Debug + Send + Sync + 'static> CustomStructure<P
         mut self,
         f: impl Fn(&P, u64) -> Result<u64, E> + Send + Sync + 'static,
     ) -> Self {
-        self.memory_bits_for = Some(Arc::new(move |p, b| f(p, b).map_err(|e| e.to_string())));
+        self.memory_bits_for = Some(Arc::new(move |p, b| {
+            f(p, b).map_err(|e| BuildError::Custom(e.to_string()))
+        }));
         self
     }
 
@@ -165,10 +181,10 @@ impl<P: fmt::Debug + Send + Sync> StructureSpec for Custom<P> {
     fn name(&self) -> &str {
         &self.def.name
     }
-    fn build(&self, budget_bits: u64, seed: u64) -> Result<Box<dyn DuplicateFilter>, String> {
+    fn build(&self, budget_bits: u64, seed: u64) -> Result<Box<dyn DuplicateFilter>, BuildError> {
         (self.def.build)(&self.params, budget_bits, seed)
     }
-    fn memory_bits_for(&self, budget_bits: u64) -> Result<u64, String> {
+    fn memory_bits_for(&self, budget_bits: u64) -> Result<u64, BuildError> {
         match &self.def.memory_bits_for {
             Some(f) => f(&self.params, budget_bits),
             None => Ok(self.build(budget_bits, 0)?.memory_bits()),
@@ -195,13 +211,12 @@ impl<T: FilterStructure> StructureSpec for Typed<T> {
     fn name(&self) -> &str {
         T::NAME
     }
-    fn build(&self, budget_bits: u64, seed: u64) -> Result<Box<dyn DuplicateFilter>, String> {
-        T::new(budget_bits, &self.params, seed)
-            .map(|f| Box::new(f) as Box<dyn DuplicateFilter>)
-            .map_err(|e| e.to_string())
+    fn build(&self, budget_bits: u64, seed: u64) -> Result<Box<dyn DuplicateFilter>, BuildError> {
+        Ok(T::new(budget_bits, &self.params, seed)
+            .map(|f| Box::new(f) as Box<dyn DuplicateFilter>)?)
     }
-    fn memory_bits_for(&self, budget_bits: u64) -> Result<u64, String> {
-        T::memory_bits_for(budget_bits, &self.params).map_err(|e| e.to_string())
+    fn memory_bits_for(&self, budget_bits: u64) -> Result<u64, BuildError> {
+        Ok(T::memory_bits_for(budget_bits, &self.params)?)
     }
     fn relative_cost(&self, budget_bits: u64) -> f64 {
         T::cost_at(&self.params, budget_bits)
@@ -360,6 +375,16 @@ mod tests {
         assert_eq!(s.memory_bits_for(4096).unwrap(), 4096);
         assert_eq!(s.relative_cost(4096), 1.0);
         assert_eq!(s.build(4096, 1).unwrap().name(), "bloom");
+        // A refusal is typed: the filters crate's own error, for a built-in structure.
+        let small = Registry::builtin()
+            .parse(table("name = \"qht\"\nk = 3\ns = 4"))
+            .unwrap();
+        assert!(matches!(
+            small.memory_bits_for(1),
+            Err(BuildError::Filter(
+                dupstream_filters::Error::BudgetTooSmall { .. }
+            ))
+        ));
     }
 
     #[test]
