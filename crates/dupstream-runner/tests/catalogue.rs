@@ -344,7 +344,10 @@ fn theory_figures_and_timing() {
 fn the_catalogue_is_built_into_the_command_and_works_from_an_empty_directory() {
     // An installed `dupstream` run outside the checkout: no `experiments/` here, no shared data
     // beside it, no $DUPSTREAM_SHARED_DATA.
-    let dir = scratch("empty-dir");
+    // Two levels down in a scratch directory of its own, so that `../shared/data` is inside it
+    // (and absent) whatever the temporary directory holds.
+    let dir = scratch("empty-dir").join("a/b");
+    std::fs::create_dir_all(&dir).unwrap();
     assert!(
         !dir.join("../shared/data").exists(),
         "the scratch directory must not sit beside a shared data directory"
