@@ -549,7 +549,7 @@ impl Filter {
         let f = self
             .spec
             .build(self.budget_bits, self.filter_seed)
-            .map_err(PyRuntimeError::new_err)?;
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         self.lock()?.filter = f;
         Ok(())
     }
@@ -587,7 +587,7 @@ impl Filter {
         let mut f = self
             .spec
             .build(self.budget_bits, self.filter_seed)
-            .map_err(PyRuntimeError::new_err)?;
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         let hseed = self.hash_seed;
         let batch = batch.clamp(1, CHUNK);
         Ok(py.detach(|| {
@@ -814,6 +814,7 @@ fn _run(
         quiet,
         shard: None,
         json: false,
+        diff: false,
     };
     let dir = py
         .detach(|| run_hosted(&opts, &Registry::builtin()))

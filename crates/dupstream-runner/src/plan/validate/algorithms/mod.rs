@@ -289,7 +289,8 @@ pub fn cells(
                     }
                     let name = spec.name();
                     let msg = format!("{name} at {} (scaled: {bits} bits): {e}", format_bits(mem));
-                    let key = mentioned_key(&e, &a.keys).unwrap_or_else(|| "name".into());
+                    let key =
+                        mentioned_key(&e.to_string(), &a.keys).unwrap_or_else(|| "name".into());
                     return Err(src.at_key(a.span.clone(), &key, msg));
                 }
                 cells.push(Cell {
