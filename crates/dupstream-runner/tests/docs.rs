@@ -73,7 +73,10 @@ fn the_repository_commits_the_canonical_runs_only() {
     };
     let tracked: std::collections::BTreeSet<String> = listed
         .split('\0')
-        .filter_map(|f| f.strip_suffix("/manifest.json"))
+        .filter_map(|f| {
+            f.strip_suffix("/manifest.json")
+                .or_else(|| f.strip_suffix("/manifest.json.gz"))
+        })
         .map(|d| format!("{d}/"))
         .collect();
     assert!(tracked.len() > 20, "only {} tracked runs", tracked.len());
