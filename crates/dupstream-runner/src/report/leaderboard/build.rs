@@ -207,23 +207,29 @@ fn choose(
         .find_map(|(_, c)| c.entry(scored, tuned_on_scored, per, cands.len()))
 }
 
-fn board(exp: &Experiment, stream: String, track: Track, cells: &[Scored]) -> Board {
-    let mut scored: Vec<u64> = cells.iter().filter(|c| !c.tuning).map(|c| c.seed).collect();
-    scored.sort_unstable();
-    scored.dedup();
-    let tuning_seed = cells.iter().find(|c| c.tuning).map(|c| c.seed);
-    // One seed: tuned and scored on it (said in the description).
-    let tuned_on_scored = tuning_seed.is_none();
-    let of_scored = |c: &&Scored| scored.contains(&c.seed) && !c.tuning;
-    let per_seed = |f: fn(&Scored) -> u64| -> f64 {
-        let mut v: BTreeMap<u64, u64> = BTreeMap::new();
-        for c in cells.iter().filter(of_scored) {
-            v.insert(c.seed, f(c));
+/// What one element of a board's memory axis is (rule 1), and its count: the scored streams'
+/// distinct keys (mean over the scored seeds) since the start; the window, or a time window's
+/// measured mean elements, windowed.
+fn denominator(
+    exp: &Experiment,
+    track: Track,
+    cells: &[Scored],
+    scored: &[u64],
+) -> (f64, &'static str) {
+    match track {
+        Track::SinceStart => {
+            let mut v: BTreeMap<u64, u64> = BTreeMap::new();
+            for c in cells
+                .iter()
+                .filter(|c| scored.contains(&c.seed) && !c.tuning)
+            {
+                v.insert(c.seed, c.distinct);
+            }
+            (
+                v.values().sum::<u64>() as f64 / v.len().max(1) as f64,
+                "distinct key",
+            )
         }
-        v.values().sum::<u64>() as f64 / v.len().max(1) as f64
-    };
-    let (per_element, unit) = match track {
-        Track::SinceStart => (per_seed(|c| c.distinct), "distinct key"),
         Track::Windowed => match exp.window_seconds {
             None => (exp.window.unwrap_or(1) as f64, "window element"),
             Some(_) => {
@@ -234,19 +240,12 @@ fn board(exp: &Experiment, stream: String, track: Track, cells: &[Scored]) -> Bo
                 )
             }
         },
-    };
-    let per = per_element.max(1.0);
-    let mut grid = exp.memory_grid.clone();
-    grid.sort_unstable();
-    let columns: Vec<Column> = grid
-        .iter()
-        .map(|&m| Column {
-            nominal_bits: m,
-            budget_bits: m / exp.scale.max(1),
-            bits_per_element: (m / exp.scale.max(1)) as f64 / per,
-        })
-        .collect();
-    // family → (config, run size) → candidate, in the order first seen.
+    }
+}
+
+/// The board's cells grouped by family, then by configuration and run size (a candidate over
+/// its seeds, charged the most any of its cells held), in the order first seen.
+fn candidates(cells: &[Scored]) -> Vec<(String, Vec<Candidate<'_>>)> {
     let mut families: Vec<(String, Vec<Candidate<'_>>)> = Vec::new();
     for c in cells {
         let i = match families.iter().position(|f| f.0 == c.family) {
@@ -273,6 +272,30 @@ fn board(exp: &Experiment, stream: String, track: Track, cells: &[Scored]) -> Bo
             }),
         }
     }
+    families
+}
+
+fn board(exp: &Experiment, stream: String, track: Track, cells: &[Scored]) -> Board {
+    let mut scored: Vec<u64> = cells.iter().filter(|c| !c.tuning).map(|c| c.seed).collect();
+    scored.sort_unstable();
+    scored.dedup();
+    let tuning_seed = cells.iter().find(|c| c.tuning).map(|c| c.seed);
+    // One seed: tuned and scored on it (said in the description).
+    let tuned_on_scored = tuning_seed.is_none();
+    let of_scored = |c: &&Scored| scored.contains(&c.seed) && !c.tuning;
+    let (per_element, unit) = denominator(exp, track, cells, &scored);
+    let per = per_element.max(1.0);
+    let mut grid = exp.memory_grid.clone();
+    grid.sort_unstable();
+    let columns: Vec<Column> = grid
+        .iter()
+        .map(|&m| Column {
+            nominal_bits: m,
+            budget_bits: m / exp.scale.max(1),
+            bits_per_element: (m / exp.scale.max(1)) as f64 / per,
+        })
+        .collect();
+    let families = candidates(cells);
     let mut rows: Vec<FamilyRow> = families
         .iter()
         .map(|(family, cands)| {
