@@ -490,21 +490,10 @@ mod tests {
         assert!((bits - 8.0).abs() < 1e-9, "{bits}");
     }
 
-    #[test]
-    fn rule_5_places_are_shared_unless_a_paired_test_separates() {
-        let a = entry(&[1.0, 1.1, 0.9, 1.0, 1.05], 8);
-        let b = entry(&[2.0, 2.1, 1.9, 2.0, 2.05], 8);
-        // c is lower than b on average but not consistently.
-        let c = entry(&[0.5, 3.5, 1.0, 3.0, 1.5], 8);
-        let all = [a.clone(), b.clone(), c.clone()];
-        assert_eq!(place(&a, all.iter()), 1);
-        assert_eq!(place(&b, all.iter()), 2, "a separates from b");
-        assert_eq!(place(&c, all.iter()), 1, "nothing separates from c");
-    }
-
-    #[test]
-    fn rule_7_a_front_places_each_choice_at_the_memory_it_holds() {
-        let mk = |seed: u64, tuning: bool, run: u64, held: u64, err: f64, config: &str| Scored {
+    /// A cell of family "F": its seed, whether it tunes, run size, memory held, error (FPR,
+    /// no FNR) and configuration.
+    fn mk(seed: u64, tuning: bool, run: u64, held: u64, err: f64, config: &str) -> Scored {
+        Scored {
             family: "F".into(),
             member: "F".into(),
             config: config.into(),
@@ -519,7 +508,23 @@ mod tests {
             n: 100,
             distinct: 10,
             window: None,
-        };
+        }
+    }
+
+    #[test]
+    fn rule_5_places_are_shared_unless_a_paired_test_separates() {
+        let a = entry(&[1.0, 1.1, 0.9, 1.0, 1.05], 8);
+        let b = entry(&[2.0, 2.1, 1.9, 2.0, 2.05], 8);
+        // c is lower than b on average but not consistently.
+        let c = entry(&[0.5, 3.5, 1.0, 3.0, 1.5], 8);
+        let all = [a.clone(), b.clone(), c.clone()];
+        assert_eq!(place(&a, all.iter()), 1);
+        assert_eq!(place(&b, all.iter()), 2, "a separates from b");
+        assert_eq!(place(&c, all.iter()), 1, "nothing separates from c");
+    }
+
+    #[test]
+    fn rule_7_a_front_places_each_choice_at_the_memory_it_holds() {
         // At run size 100, "hog" holds 400 and errs least; "lean" holds 100. At 200, "lean"
         // holds 200.
         let cells = [
@@ -560,22 +565,6 @@ mod tests {
 
     #[test]
     fn rule_2_a_column_takes_only_what_fits_and_chooses_on_the_tuning_stream() {
-        let mk = |seed: u64, tuning: bool, run: u64, held: u64, err: f64, config: &str| Scored {
-            family: "F".into(),
-            member: "F".into(),
-            config: config.into(),
-            setting: String::new(),
-            run,
-            held,
-            measured: true,
-            seed,
-            tuning,
-            error: (err, 0.0),
-            ns: 1.0,
-            n: 100,
-            distinct: 10,
-            window: None,
-        };
         // Config "big" holds 2 % over the budget of 100: never in the column, however good.
         let cells = [
             mk(1, true, 100, 102, 0.1, "big"),

@@ -11,7 +11,7 @@
 //!   one entry, shown by their best member.
 //! - **Columns** are the `[grid] memory` sizes; a family's entry in a column is chosen on the
 //!   tuning stream among everything it ran whose measured memory fits the column
-//!   ([`build`]).
+//!   (`build.rs`).
 //! - The **frontier** ([`Reach`]): the bits per element a family needs to reach 1 % and
 //!   0.1 %, from its tuned point at every size it ran.
 //! - [`summary`]: medians across boards, and the transfer of each synthetic board's order to
