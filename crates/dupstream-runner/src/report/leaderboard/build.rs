@@ -209,7 +209,7 @@ fn choose(
 
 /// What one element of a board's memory axis is (rule 1), and its count: the scored streams'
 /// distinct keys (mean over the scored seeds) since the start; the window, or a time window's
-/// measured mean elements, windowed.
+/// mean elements per window measured on the scored streams, windowed.
 fn denominator(
     exp: &Experiment,
     track: Track,
@@ -233,7 +233,11 @@ fn denominator(
         Track::Windowed => match exp.window_seconds {
             None => (exp.window.unwrap_or(1) as f64, "window element"),
             Some(_) => {
-                let w: Vec<u64> = cells.iter().filter_map(|c| c.window).collect();
+                let w: Vec<u64> = cells
+                    .iter()
+                    .filter(|c| scored.contains(&c.seed) && !c.tuning)
+                    .filter_map(|c| c.window)
+                    .collect();
                 (
                     w.iter().sum::<u64>() as f64 / w.len().max(1) as f64,
                     "mean window element",
