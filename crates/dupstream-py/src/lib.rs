@@ -851,10 +851,10 @@ fn _leaderboard_json(
     let boards: Vec<serde_json::Value> = ranked
         .boards
         .iter()
-        .map(|(dir, b)| {
+        .map(|(id, b)| {
             let mut v = serde_json::to_value(b).unwrap_or(serde_json::Value::Null);
             if let Some(o) = v.as_object_mut() {
-                o.insert("dir".into(), dir.clone().into());
+                o.insert("id".into(), id.clone().into());
             }
             v
         })

@@ -246,11 +246,12 @@ def test_read_leaderboard_of_the_committed_runs() -> None:
     if not canonical.is_file():
         pytest.skip("not in a clone of the repository")
     board = dupstream.read_leaderboard(REPO / "results", canonical=canonical)
-    structures = set(column(board, "structure"))
-    assert {"bsbf", "sbf"} <= {s.split()[0].lower() for s in structures} | structures
-    for c in ("dir", "experiment", "track", "memory", "error_pct", "rank", "setting"):
+    families = set(column(board, "family"))
+    assert {"BSBF", "SBF", "Bloom"} <= families
+    for c in ("id", "experiment", "track", "kind", "held_bits", "error_pct", "fpr_pct", "place", "setting"):
         assert c in (board.columns if hasattr(board, "columns") else board), c
     assert set(column(board, "track")) == {"since_start", "windowed"}
+    assert set(column(board, "kind")) == {"column", "front"}
     with pytest.raises(ValueError, match="no such directory"):
         dupstream.read_leaderboard(REPO / "nowhere")
 

@@ -416,11 +416,13 @@ def read_leaderboard(
 ) -> Any:
     """The leaderboard of finished runs, as ``dupstream leaderboard`` computes it: the latest
     run of each experiment under ``directories`` whose name starts with ``prefix`` (or the
-    runs a ``canonical.toml`` names), one row per structure, memory size and board, with its
-    tuned setting and score (the fields of ``dupstream leaderboard --json``: ``structure``,
-    ``memory``, ``bits_per_element``, ``config``, ``setting``, ``error_pct``, ``ci95_pct``,
-    ``fpr_pct``, ``fnr_pct``, ``rank``, ...) after the board's (``dir``, ``experiment``,
-    ``stream``, ``track``, ``scale``, ``n``, ``window``, ...)."""
+    runs a ``canonical.toml`` names). One row per board, family and point, as the report's
+    ``board-N.csv``: ``kind`` is ``column`` (the family's entry in a memory column, with its
+    ``column_bits_per_element`` and ``place``) or ``front`` (a point of its front); then the
+    entry's fields (``member``, ``config``, ``setting``, ``run_nominal_bits``, ``held_bits``,
+    ``bits_per_element``, ``error_pct``, ``ci95_pct``, ``fpr_pct``, ``fnr_pct``,
+    ``tuning_error_pct``, ``ns_per_element``, ...) after the board's (``id``, ``experiment``,
+    ``stream``, ``track``, ``real``, ``scale``, ``n``, ``window``, ...)."""
     if isinstance(directories, (str, os.PathLike)):
         dirs = [os.fspath(directories)]
     else:
@@ -428,12 +430,26 @@ def read_leaderboard(
     boards = json.loads(
         _dupstream._leaderboard_json(dirs, prefix, None if canonical is None else os.fspath(canonical))
     )
-    board_keys = ["dir", "experiment", "stream", "track", "scale", "n", "window", "window_seconds", "warmup", "tuning_seed"]
-    cols: Dict[str, List[Any]] = {k: [] for k in board_keys}
+    board_keys = [
+        "id", "experiment", "stream", "track", "real", "scale", "n", "window",
+        "window_seconds", "warmup", "tuning_seed", "per_element", "unit",
+    ]
+    rows: List[Dict[str, Any]] = []
     for b in boards:
-        for e in b["entries"]:
-            for k in board_keys:
-                cols[k].append(b.get(k))
-            for k, v in e.items():
-                cols.setdefault(k, [None] * (len(cols["dir"]) - 1)).append(v)
+        for r in b["rows"]:
+            points: List[Any] = [
+                ("column", c["bits_per_element"], p, e)
+                for c, e, p in zip(b["columns"], r["cells"], r["places"])
+            ] + [("front", None, None, e) for e in r["front"]]
+            for kind, col, place, e in points:
+                if e is None:
+                    continue
+                row: Dict[str, Any] = {k: b.get(k) for k in board_keys}
+                row.update(family=r["family"], kind=kind, column_bits_per_element=col, place=place)
+                row.update({k: v for k, v in e.items() if k != "errors_pct"})
+                rows.append(row)
+    keys: List[str] = []
+    for row in rows:
+        keys.extend(k for k in row if k not in keys)
+    cols: Dict[str, List[Any]] = {k: [row.get(k) for row in rows] for k in keys}
     return _frame(cols)
