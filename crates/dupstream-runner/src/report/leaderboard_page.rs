@@ -197,7 +197,11 @@ pub fn board_panels(b: &Board) -> Vec<Panel> {
             "FPR + FNR (%)".to_string(),
         ),
         Track::Windowed => (
-            "measured bits per window element",
+            if b.window_seconds.is_some() {
+                "measured bits per mean window element"
+            } else {
+                "measured bits per window element"
+            },
             match b.warmup {
                 Some(w) => format!("windowed FPR + FNR after the warm-up of {w} (%)"),
                 None => "windowed FPR + FNR (%)".to_string(),

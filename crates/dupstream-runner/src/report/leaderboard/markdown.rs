@@ -93,7 +93,12 @@ pub fn bound_cell(b: &Board, e: &Entry) -> String {
         return "n/c".into();
     }
     let bound = dupstream_filters::theory::sliding_window_lower_bound_bits(w, eps) / w as f64;
-    format!("{:+.0}", e.bits_per_element - bound)
+    let d = (e.bits_per_element - bound).round();
+    if d == 0.0 {
+        "0".into()
+    } else {
+        format!("{d:+.0}")
+    }
 }
 
 impl Board {

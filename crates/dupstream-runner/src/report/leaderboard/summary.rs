@@ -19,6 +19,8 @@ pub struct SummaryRow {
     /// median ns per element where it reaches it.
     pub reached: [usize; 2],
     pub median_bits: [f64; 2],
+    /// Whether a median is a board's “≤” (an upper bound: reached at its smallest size).
+    pub median_at_most: [bool; 2],
     pub median_ns: [f64; 2],
 }
 
@@ -55,7 +57,7 @@ pub fn summary(boards: &[&Board]) -> Vec<SummaryRow> {
                 .iter()
                 .map(|b| b.rows.iter().find(|r| r.family == family))
                 .collect();
-            let per = |pick: fn(&FamilyRow) -> &Reach| -> (usize, f64, f64) {
+            let per = |pick: fn(&FamilyRow) -> &Reach| -> (usize, f64, f64, bool) {
                 let reaches: Vec<Option<&Reach>> = rows.iter().map(|r| r.map(pick)).collect();
                 let bits: Vec<f64> = reaches
                     .iter()
@@ -69,15 +71,32 @@ pub fn summary(boards: &[&Board]) -> Vec<SummaryRow> {
                     })
                     .collect();
                 let reached = bits.iter().filter(|b| b.is_finite()).count();
-                (reached, median(bits), median(ns))
+                // The middle boards' reaches: is one of them a “≤”?
+                let mut pairs: Vec<(f64, bool)> = reaches
+                    .iter()
+                    .map(|r| match r {
+                        Some(Reach::At { bits, at_most, .. }) => (*bits, *at_most),
+                        _ => (f64::INFINITY, false),
+                    })
+                    .collect();
+                pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let m = pairs.len() / 2;
+                let middle = if pairs.len() % 2 == 1 {
+                    &pairs[m..=m]
+                } else {
+                    &pairs[m.saturating_sub(1)..=m.min(pairs.len().saturating_sub(1))]
+                };
+                let at_most = !pairs.is_empty() && middle.iter().any(|p| p.1);
+                (reached, median(bits), median(ns), at_most)
             };
-            let (r1, b1, n1) = per(|r| &r.reach_1);
-            let (r01, b01, n01) = per(|r| &r.reach_01);
+            let (r1, b1, n1, m1) = per(|r| &r.reach_1);
+            let (r01, b01, n01, m01) = per(|r| &r.reach_01);
             SummaryRow {
                 family,
                 boards: rows.iter().flatten().count(),
                 reached: [r1, r01],
                 median_bits: [b1, b01],
+                median_at_most: [m1, m01],
                 median_ns: [n1, n01],
             }
         })
@@ -157,9 +176,9 @@ pub fn transfer(boards: &[(String, &Board)]) -> Transfer {
     }
 }
 
-fn bits_or(x: f64) -> String {
+fn bits_or(x: f64, at_most: bool) -> String {
     if x.is_finite() {
-        bits(x)
+        format!("{}{}", if at_most { "≤ " } else { "" }, bits(x))
     } else {
         "not reached".into()
     }
@@ -195,10 +214,10 @@ pub fn markdown(track: Track, boards: &[(String, &Board)]) -> String {
             md_cell(&r.family),
             r.boards,
             r.reached[0],
-            bits_or(r.median_bits[0]),
+            bits_or(r.median_bits[0], r.median_at_most[0]),
             ns_or(r.median_ns[0]),
             r.reached[1],
-            bits_or(r.median_bits[1]),
+            bits_or(r.median_bits[1], r.median_at_most[1]),
             ns_or(r.median_ns[1]),
         );
     }
