@@ -539,21 +539,9 @@ mod tests {
             mk(1, true, 200, 200, 2.0, "lean"),
             mk(2, false, 200, 200, 2.0, "lean"),
         ];
-        let cands: Vec<Candidate<'_>> = [("hog", 100), ("lean", 100), ("lean", 200)]
-            .iter()
-            .map(|(k, r)| {
-                let cs: Vec<&Scored> = cells
-                    .iter()
-                    .filter(|c| c.config == *k && c.run == *r)
-                    .collect();
-                Candidate {
-                    held: cs[0].held,
-                    measured: true,
-                    cells: cs,
-                }
-            })
-            .collect();
-        let f = front(&cands, &[2], false, 10.0);
+        let families = candidates(&cells);
+        let cands = &families[0].1;
+        let f = front(cands, &[2], false, 10.0);
         let points: Vec<(u64, f64)> = f.iter().map(|e| (e.held_bits, e.error_pct)).collect();
         // The hog is on the front at 400, not at its run size: levels 100 and 200 are lean's.
         assert_eq!(points, [(100, 8.0), (200, 2.0), (400, 0.5)]);
@@ -581,17 +569,8 @@ mod tests {
             mk(2, false, 100, 90, 9.0, "b"),
             mk(3, false, 100, 90, 9.0, "b"),
         ];
-        let cands: Vec<Candidate<'_>> = ["big", "a", "b"]
-            .iter()
-            .map(|k| {
-                let cs: Vec<&Scored> = cells.iter().filter(|c| c.config == *k).collect();
-                Candidate {
-                    held: cs[0].held,
-                    measured: true,
-                    cells: cs,
-                }
-            })
-            .collect();
+        let families = candidates(&cells);
+        let cands = &families[0].1;
         let fit: Vec<&Candidate<'_>> = cands
             .iter()
             .filter(|c| c.held as f64 <= 100.0 * FIT)

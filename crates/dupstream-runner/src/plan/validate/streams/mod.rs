@@ -454,13 +454,7 @@ mod tests {
         seeds: Option<&[u64]>,
         scale: u64,
     ) -> Result<Vec<StreamCase>, ConfigError> {
-        let text = format!("{HEAD}[stream]\n{stream}\n");
-        let raw: RawExperiment = toml::from_str(&text).unwrap();
-        let src = Source {
-            file: Path::new("dir/s.toml"),
-            text: &text,
-        };
-        expand(src, &raw.stream, None, seeds, scale, true)
+        expanded(&format!("{HEAD}[stream]\n{stream}\n"), seeds, scale)
     }
 
     #[test]
@@ -526,11 +520,23 @@ mod tests {
         seeds: Option<&[u64]>,
         scale: u64,
     ) -> Result<Vec<StreamCase>, ConfigError> {
-        let text = format!("{HEAD}[stream]\n{stream}\n[tuning]\n{tuning}\n");
-        let raw: RawExperiment = toml::from_str(&text).unwrap();
+        expanded(
+            &format!("{HEAD}[stream]\n{stream}\n[tuning]\n{tuning}\n"),
+            seeds,
+            scale,
+        )
+    }
+
+    /// The streams of an experiment's text (`[stream]`, and `[tuning]` if it has one).
+    fn expanded(
+        text: &str,
+        seeds: Option<&[u64]>,
+        scale: u64,
+    ) -> Result<Vec<StreamCase>, ConfigError> {
+        let raw: RawExperiment = toml::from_str(text).unwrap();
         let src = Source {
             file: Path::new("dir/s.toml"),
-            text: &text,
+            text,
         };
         let t = raw.tuning.as_ref().map(|t| &t.stream);
         expand(src, &raw.stream, t, seeds, scale, true)
