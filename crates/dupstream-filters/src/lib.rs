@@ -25,6 +25,7 @@ pub mod bloom;
 pub mod bsbf;
 pub mod buffering;
 pub mod calibration;
+mod compact_table;
 pub mod cuckoo;
 pub mod error;
 pub mod exact;
