@@ -132,6 +132,11 @@ impl QuotientTable {
         word >> (2 + self.v)
     }
 
+    /// The value in slot `i`, `None` if it is empty.
+    pub(crate) fn value_at(&self, i: u64) -> Option<u64> {
+        Some(self.value_of(self.slots.get(i))).filter(|&v| v != 0)
+    }
+
     #[inline(always)]
     fn is_empty_slot(&self, i: u64) -> bool {
         self.value_of(self.slots.get(i)) == 0
@@ -205,8 +210,10 @@ impl QuotientTable {
     /// Decodes the cluster starting at `start` into `scratch`; returns the slots it spans.
     fn decode(&mut self, start: u64) -> u64 {
         self.scratch.clear();
-        let mut homes = std::collections::VecDeque::<u64>::new();
-        let mut home = 0;
+        // The k-th run start belongs to the k-th occupied slot, which lies at or before it:
+        // `hp` walks the occupied bits behind the entries.
+        let mut hp = start;
+        let mut home = start;
         let mut i = start;
         let mut span = 0;
         loop {
@@ -214,11 +221,12 @@ impl QuotientTable {
             if self.value_of(w) == 0 {
                 break;
             }
-            if w & OCCUPIED != 0 {
-                homes.push_back(i);
-            }
             if w & RUN_START != 0 {
-                home = homes.pop_front().expect("a run has an occupied home at or before it");
+                while self.slots.get(hp) & OCCUPIED == 0 {
+                    hp = self.next(hp);
+                }
+                home = hp;
+                hp = self.next(hp);
             }
             self.scratch.push(Entry {
                 home,
@@ -228,7 +236,6 @@ impl QuotientTable {
             span += 1;
             i = self.next(i);
         }
-        debug_assert!(homes.is_empty());
         span
     }
 
@@ -242,7 +249,13 @@ impl QuotientTable {
             self.slots.set(i, 0);
             i = self.next(i);
         }
-        let rel = |h: u64| if h >= start { h - start } else { h + self.c - start };
+        let rel = |h: u64| {
+            if h >= start {
+                h - start
+            } else {
+                h + self.c - start
+            }
+        };
         let mut pos: Option<u64> = None;
         let mut last_home = u64::MAX;
         for n in 0..self.scratch.len() {
@@ -279,7 +292,13 @@ impl QuotientTable {
             (s, self.decode(s))
         };
         let e = Entry { home, rem, value };
-        let rel = |h: u64| if h >= start { h - start } else { h + self.c - start };
+        let rel = |h: u64| {
+            if h >= start {
+                h - start
+            } else {
+                h + self.c - start
+            }
+        };
         let at = self
             .scratch
             .iter()

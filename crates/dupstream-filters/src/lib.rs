@@ -33,6 +33,7 @@ pub mod exact_window;
 pub mod fbf;
 pub mod fpsbf;
 pub mod inverse_bloom;
+pub mod naor_yogev;
 pub mod param;
 pub mod parameter_sets;
 pub mod qht;
@@ -45,6 +46,7 @@ pub mod spec;
 pub mod sqf;
 pub mod structure;
 pub mod swamp;
+pub mod swamp_plain;
 pub mod theory;
 pub mod tlbf;
 
