@@ -331,12 +331,23 @@ impl QuotientTable {
             return self.next(i);
         }
         let start = self.cluster_start(i);
+        // Read the values first; decode only a cluster that loses an entry.
+        let mut j = start;
+        let mut all_kept = true;
+        loop {
+            let v = self.value_of(self.slots.get(j));
+            if v == 0 {
+                break;
+            }
+            all_kept &= keep(v);
+            j = self.next(j);
+        }
+        if all_kept {
+            return j;
+        }
         let span = self.decode(start);
         let end = (start + span) % self.c;
         let before = self.scratch.len();
-        if self.scratch.iter().all(|e| keep(e.value)) {
-            return end;
-        }
         self.scratch.retain(|e| keep(e.value));
         self.len -= (before - self.scratch.len()) as u64;
         self.encode(start, span);
