@@ -61,12 +61,6 @@ pub(crate) fn slot_bits(f: u32, c: u64, v: u32) -> u32 {
     f - quotient_bits(f, c) + v + 2
 }
 
-/// Bits of a table of `c` slots over `f`-bit fingerprints with `v`-bit values:
-/// `c·(f − q + v + 2)`.
-pub(crate) fn table_bits(f: u32, c: u64, v: u32) -> u64 {
-    c * u64::from(slot_bits(f, c, v))
-}
-
 impl QuotientTable {
     /// An empty table of `c ≥ 2` slots for `f`-bit fingerprints and `v`-bit values; the caller
     /// keeps at least one slot empty (`c` above the most entries it stores).
@@ -106,10 +100,10 @@ impl QuotientTable {
         (home, fp & ((1u64 << self.r) - 1))
     }
 
-    /// The home slot of `fp` (for a prefetch).
+    /// Prefetches the home slot of `fp`.
     #[inline(always)]
-    pub(crate) fn home(&self, fp: u64) -> u64 {
-        self.split(fp).0
+    pub(crate) fn prefetch(&self, fp: u64) {
+        self.slots.prefetch(self.split(fp).0);
     }
 
     #[inline(always)]

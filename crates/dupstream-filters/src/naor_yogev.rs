@@ -411,6 +411,11 @@ impl DuplicateFilter for NaorYogev {
         }
     }
 
+    #[inline(always)]
+    fn prefetch(&self, hash: u64) {
+        self.table.prefetch(self.fingerprint(hash));
+    }
+
     fn memory_bits(&self) -> u64 {
         self.table.memory_bits()
     }

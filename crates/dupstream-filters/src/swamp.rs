@@ -448,7 +448,7 @@ impl DuplicateFilter for Swamp {
 
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
-        let _ = hash;
+        self.main.prefetch(self.fingerprint(hash));
     }
 
     fn memory_bits(&self) -> u64 {
@@ -562,10 +562,10 @@ mod tests {
             for t in 0..20 * w {
                 let key = crate::hash::mix64(t) % (3 * w);
                 let dup = s.step(hash_key(key, 2));
-                if let Some(&prev) = last.get(&key) {
-                    if t - prev <= w {
-                        assert!(dup, "bits {bits}: key {key} at gap {} missed", t - prev);
-                    }
+                if let Some(&prev) = last.get(&key)
+                    && t - prev <= w
+                {
+                    assert!(dup, "bits {bits}: key {key} at gap {} missed", t - prev);
                 }
                 last.insert(key, t);
             }
