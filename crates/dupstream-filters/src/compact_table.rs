@@ -20,9 +20,11 @@
 //!
 //! The `k`-th run of a cluster belongs to its `k`-th occupied slot. A search goes left from
 //! the home to the cluster's start, counts the occupied bits up to the home, walks to that
-//! run and compares remainders. An insertion or deletion decodes the cluster, edits the list of
-//! (home, remainder, value) and writes it back canonically; the cost is the cluster's length,
-//! about `1/(1 − α)²` slots at load `α` (25 at 0.8). Memory: `C·(r + v + 2)` bits in one packed
+//! run and compares remainders. An insertion moves the entries after its place up one slot
+//! (their contents; an occupied bit belongs to its slot and stays), a deletion moves the
+//! entries after it down one slot until one sits at its home; both walk from the cluster's
+//! start, so the cost is the cluster's length, about `1/(1 − α)²` slots at load `α` (25 at
+//! 0.8). Nothing is allocated after construction. Memory: `C·(r + v + 2)` bits in one packed
 //! array (plus one spare host word, padding).
 
 use crate::bits::PackedArray;
@@ -30,14 +32,6 @@ use crate::error::Result;
 
 const OCCUPIED: u64 = 1;
 const RUN_START: u64 = 2;
-
-/// One decoded entry: home slot, remainder, value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Entry {
-    home: u64,
-    rem: u64,
-    value: u64,
-}
 
 /// The quotient table (see the module documentation).
 #[derive(Debug, Clone)]
@@ -48,7 +42,6 @@ pub(crate) struct QuotientTable {
     r: u32,
     v: u32,
     len: u64,
-    scratch: Vec<Entry>,
 }
 
 /// The quotient bits of an `f`-bit fingerprint in a table of `c` slots.
@@ -74,7 +67,6 @@ impl QuotientTable {
             r,
             v,
             len: 0,
-            scratch: Vec::new(),
         })
     }
 
@@ -201,19 +193,28 @@ impl QuotientTable {
         self.slots.set(slot, (w & !mask) | (value << 2));
     }
 
-    /// Decodes the cluster starting at `start` into `scratch`; returns the slots it spans.
-    fn decode(&mut self, start: u64) -> u64 {
-        self.scratch.clear();
-        // The k-th run start belongs to the k-th occupied slot, which lies at or before it:
-        // `hp` walks the occupied bits behind the entries.
+    /// The content bits of a slot word (remainder, value, run start), without its occupied bit.
+    #[inline(always)]
+    fn content(word: u64) -> u64 {
+        word & !OCCUPIED
+    }
+
+    /// Walks the cluster from its first slot `start`, calling `visit(slot, word, home)` for each
+    /// entry until it returns `true` (then returns that slot) or the cluster ends (then returns
+    /// the empty slot after it, as `Err`). The `k`-th run start belongs to the `k`-th occupied
+    /// slot, which lies at or before it: a second cursor walks the occupied bits behind.
+    fn walk(
+        &self,
+        start: u64,
+        mut visit: impl FnMut(u64, u64, u64) -> bool,
+    ) -> std::result::Result<u64, u64> {
         let mut hp = start;
         let mut home = start;
         let mut i = start;
-        let mut span = 0;
         loop {
             let w = self.slots.get(i);
             if self.value_of(w) == 0 {
-                break;
+                return Err(i);
             }
             if w & RUN_START != 0 {
                 while self.slots.get(hp) & OCCUPIED == 0 {
@@ -222,99 +223,133 @@ impl QuotientTable {
                 home = hp;
                 hp = self.next(hp);
             }
-            self.scratch.push(Entry {
-                home,
-                rem: self.rem_of(w),
-                value: self.value_of(w),
-            });
-            span += 1;
-            i = self.next(i);
-        }
-        span
-    }
-
-    /// Clears `span` slots from `start` (their occupied bits too: every occupied home of the
-    /// cluster lies in it) and writes `scratch` back canonically from `start`, setting the
-    /// occupied bit of each home that keeps an entry (every home in `scratch` lies at or after
-    /// `start`, cyclically).
-    fn encode(&mut self, start: u64, span: u64) {
-        let mut i = start;
-        for _ in 0..span {
-            self.slots.set(i, 0);
-            i = self.next(i);
-        }
-        let rel = |h: u64| {
-            if h >= start {
-                h - start
-            } else {
-                h + self.c - start
+            if visit(i, w, home) {
+                return Ok(i);
             }
-        };
-        let mut pos: Option<u64> = None;
-        let mut last_home = u64::MAX;
-        for n in 0..self.scratch.len() {
-            let e = self.scratch[n];
-            let h = rel(e.home);
-            let p = match pos {
-                Some(p) => h.max(p + 1),
-                None => h,
-            };
-            pos = Some(p);
-            let slot = (start + p) % self.c;
-            let mut w = (e.rem << (2 + self.v)) | (e.value << 2);
-            if e.home != last_home {
-                w |= RUN_START;
-                last_home = e.home;
-            }
-            let old = self.slots.get(slot);
-            self.slots.set(slot, w | (old & OCCUPIED));
-            let hw = self.slots.get(e.home);
-            self.slots.set(e.home, hw | OCCUPIED);
+            i = self.next(i);
         }
     }
 
-    /// Inserts `fp` (not stored) with `value ≥ 1`.
+    /// Position of `a` relative to `start`, cyclically.
+    #[inline(always)]
+    fn rel(&self, a: u64, start: u64) -> u64 {
+        if a >= start {
+            a - start
+        } else {
+            a + self.c - start
+        }
+    }
+
+    /// Inserts `fp` (not stored) with `value ≥ 1`: its entry goes where the home order puts
+    /// it, and the entries from there to the cluster's end move up one slot (their contents;
+    /// occupied bits belong to slots and stay).
     pub(crate) fn insert(&mut self, fp: u64, value: u64) {
         debug_assert!(value >= 1 && value < 1 << self.v);
         debug_assert!(self.len + 1 < self.c, "the table keeps an empty slot");
         let (home, rem) = self.split(fp);
-        let (start, span) = if self.is_empty_slot(home) {
-            self.scratch.clear();
-            (home, 0)
-        } else {
-            let s = self.cluster_start(home);
-            (s, self.decode(s))
-        };
-        let e = Entry { home, rem, value };
-        let rel = |h: u64| {
-            if h >= start {
-                h - start
-            } else {
-                h + self.c - start
-            }
-        };
-        let at = self
-            .scratch
-            .iter()
-            .position(|x| (rel(x.home), x.rem) > (rel(home), rem))
-            .unwrap_or(self.scratch.len());
-        self.scratch.insert(at, e);
-        self.encode(start, span);
+        let entry = (rem << (2 + self.v)) | (value << 2);
         self.len += 1;
+        let hw = self.slots.get(home);
+        if self.value_of(hw) == 0 {
+            self.slots.set(home, entry | RUN_START | OCCUPIED);
+            return;
+        }
+        let start = self.cluster_start(home);
+        let key = self.rel(home, start);
+        // The first entry after the new one in (home, remainder) order, and the home of the
+        // entry before it.
+        let mut before_home = None;
+        let found = self.walk(start, |_, w, h| {
+            let after = (self.rel(h, start), self.rem_of(w)) > (key, rem);
+            if !after {
+                before_home = Some(h);
+            }
+            after
+        });
+        let at = match found {
+            Ok(i) | Err(i) => i,
+        };
+        let starts_run = before_home != Some(home);
+        // A new first entry of an existing run: that run's old head is at `at` and stops
+        // being a run start.
+        let demote = starts_run && hw & OCCUPIED != 0;
+        // Shift [at, end) up by one, from the end.
+        let mut end = at;
+        while self.value_of(self.slots.get(end)) != 0 {
+            end = self.next(end);
+        }
+        let mut j = end;
+        while j != at {
+            let p = self.prev(j);
+            let mut moved = Self::content(self.slots.get(p));
+            if p == at && demote {
+                moved &= !RUN_START;
+            }
+            let occ = self.slots.get(j) & OCCUPIED;
+            self.slots.set(j, moved | occ);
+            j = p;
+        }
+        let occ = self.slots.get(at) & OCCUPIED;
+        let flag = if starts_run { RUN_START } else { 0 };
+        self.slots.set(at, entry | flag | occ);
+        let hw = self.slots.get(home);
+        self.slots.set(home, hw | OCCUPIED);
     }
 
     /// Removes `fp` (stored).
     pub(crate) fn remove(&mut self, fp: u64) {
         let (home, rem) = self.split(fp);
+        self.remove_entry(home, rem);
+    }
+
+    /// Removes the entry of `home` and `rem` (stored): the entries after it move down one slot
+    /// until one sits at its home or the cluster ends.
+    fn remove_entry(&mut self, home: u64, rem: u64) {
         let start = self.cluster_start(home);
-        let span = self.decode(start);
-        let at = self
-            .scratch
-            .iter()
-            .position(|x| x.home == home && x.rem == rem)
-            .expect("remove: the fingerprint is stored");
-        self.scratch.remove(at);
-        self.encode(start, span);
+        // Homes of the entries from the removed one to the cluster's end, by a walk.
+        let mut at = None;
+        let mut was_start = false;
+        let mut run_left = false;
+        let mut moves: u64 = 0;
+        let _ = self.walk(start, |i, w, h| match at {
+            None => {
+                if h == home && self.rem_of(w) == rem {
+                    at = Some(i);
+                    was_start = w & RUN_START != 0;
+                }
+                false
+            }
+            Some(_) => {
+                if moves == 0 && h == home && w & RUN_START == 0 {
+                    run_left = true;
+                }
+                if h == i {
+                    return true;
+                }
+                moves += 1;
+                false
+            }
+        });
+        let at = at.expect("remove: the fingerprint is stored");
+        let had_other = run_left || !was_start;
+        // Move `moves` entries down by one.
+        let mut j = at;
+        for n in 0..moves {
+            let src = self.next(j);
+            let mut moved = Self::content(self.slots.get(src));
+            if n == 0 && was_start && run_left {
+                moved |= RUN_START;
+            }
+            let occ = self.slots.get(j) & OCCUPIED;
+            self.slots.set(j, moved | occ);
+            j = src;
+        }
+        let occ = self.slots.get(j) & OCCUPIED;
+        self.slots.set(j, occ);
+        if !had_other {
+            let hw = self.slots.get(home);
+            self.slots.set(home, hw & !OCCUPIED);
+        }
         self.len -= 1;
     }
 
@@ -324,28 +359,36 @@ impl QuotientTable {
         if self.is_empty_slot(i) {
             return self.next(i);
         }
-        let start = self.cluster_start(i);
-        // Read the values first; decode only a cluster that loses an entry.
-        let mut j = start;
-        let mut all_kept = true;
+        let s0 = self.cluster_start(i);
+        let Err(e0) = self.walk(s0, |_, _, _| false) else {
+            unreachable!("a walk that visits all ends at the empty slot")
+        };
+        let span = self.rel(e0, s0);
+        // Removals only empty slots of [s0, e0): take its pieces from the left until e0.
+        let mut s = s0;
         loop {
-            let v = self.value_of(self.slots.get(j));
-            if v == 0 {
-                break;
+            while self.rel(s, s0) < span && self.is_empty_slot(s) {
+                s = self.next(s);
             }
-            all_kept &= keep(v);
-            j = self.next(j);
+            if self.rel(s, s0) >= span {
+                return e0;
+            }
+            let mut gone = None;
+            let found = self.walk(s, |_, w, h| {
+                let drop = !keep(self.value_of(w));
+                if drop {
+                    gone = Some((h, self.rem_of(w)));
+                }
+                drop
+            });
+            match found {
+                Err(end) => s = end,
+                Ok(_) => {
+                    let (h, rem) = gone.expect("the walk stopped at an entry to drop");
+                    self.remove_entry(h, rem);
+                }
+            }
         }
-        if all_kept {
-            return j;
-        }
-        let span = self.decode(start);
-        let end = (start + span) % self.c;
-        let before = self.scratch.len();
-        self.scratch.retain(|e| keep(e.value));
-        self.len -= (before - self.scratch.len()) as u64;
-        self.encode(start, span);
-        end
     }
 }
 

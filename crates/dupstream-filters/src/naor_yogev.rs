@@ -50,11 +50,11 @@
 //!   generations wait, and `G ≥ g + 1 + p` keeps their labels apart from the live ones'. The
 //!   price is the capacity for those `p·L` waiting keys, about `W/8` more entries, and at most
 //!   one more label bit.
-//! - *The sweep* visits whole clusters of the table (it decodes a cluster, drops the expired
-//!   entries and writes it back), from a pointer that wraps around the table; an element's
-//!   step first advances the sweep by its quota, then answers and inserts. Any `p·L`
-//!   consecutive elements make a full pass, and an entry never moves from ahead of the
-//!   pointer to behind it (entries move toward their homes, which lie ahead of it).
+//! - *The sweep* visits whole clusters of the table (it walks a cluster and removes its
+//!   expired entries), from a pointer that wraps around the table; an element's step first
+//!   advances the sweep by its quota, then answers and inserts. Any `p·L` consecutive
+//!   elements make a full pass, and an entry never moves from ahead of the pointer to behind
+//!   it (entries move toward their homes, which lie ahead of it).
 //! - *Capacity.* `N = min((g + 1 + p)·L, 2^f)` entries: the live generations' keys and the
 //!   waiting expired ones.
 //! - *Sizing.* From a budget, `f` is the widest that fits, and the table then takes the rest
@@ -453,7 +453,7 @@ crate::structure::impl_structure!(NaorYogev {
 }
     crate::structure::window_scales!(NaorYogevParams);
 
-    /// 1 random cell (the table at the fingerprint's home: query and update decode the same
+    /// 1 random cell (the table at the fingerprint's home: query and update walk the same
     /// cluster) plus the sweep's slots, read in sequence: [`Self::cleared_lines_per_element`].
     fn cells_per_element(params: &NaorYogevParams, budget_bits: u64) -> f64 {
         1.0 + Self::cleared_lines_per_element(params, budget_bits)

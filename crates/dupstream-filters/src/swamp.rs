@@ -489,10 +489,10 @@ crate::structure::impl_structure!(Swamp {
 }
     crate::structure::window_scales!(SwampParams);
 
-    /// 3: the main table at the arriving fingerprint's home (its query and insertion decode
+    /// 3: the main table at the arriving fingerprint's home (its query and insertion walk
     /// the same cluster), the main table at the evicted fingerprint's home, and the cyclic
     /// buffer's cell; the overflow table is touched only by counts at `K` or more. A cluster
-    /// is a few adjacent cache lines, decoded whole on an update: that work is the table's own
+    /// is a few adjacent cache lines, walked from its start on an update: that work is the table's own
     /// cost, not more cells.
     fn cells_per_element(_params: &SwampParams, _budget_bits: u64) -> f64 {
         3.0
