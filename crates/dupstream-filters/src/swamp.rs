@@ -484,7 +484,9 @@ impl DuplicateFilter for Swamp {
 crate::structure::impl_structure!(Swamp {
     name: "swamp",
     params: SwampParams,
-    cost: 8.0,
+    // Calibrated by hand from the roofline at 1 Mbit (W = 16384): about 50 steps of a k = 2
+    // Bloom filter, the cluster walks of the quotient tables (`just roofline` gives it a row).
+    cost: 50.0,
     memory_bits_for: Swamp::memory_bits_for,
 }
     crate::structure::window_scales!(SwampParams);
