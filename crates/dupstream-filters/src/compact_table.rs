@@ -28,7 +28,69 @@
 //! array (plus one spare host word, padding).
 
 use crate::bits::PackedArray;
-use crate::error::Result;
+use crate::error::{Error, Result, ensure};
+
+/// The fingerprint width a structure's parameters give: `fingerprint_bits` (1 to 57), or the
+/// width `for_fpr` derives from a target `fpr` in (0, 1) (at most 57), or, with neither, `None`
+/// (the caller takes the widest within its budget). Both given is an error.
+pub(crate) fn given_fingerprint_bits(
+    fingerprint_bits: Option<u32>,
+    fpr: Option<f64>,
+    for_fpr: impl Fn(f64) -> u32,
+) -> Result<Option<u32>> {
+    match (fingerprint_bits, fpr) {
+        (Some(f), None) => {
+            ensure(
+                (1..=57).contains(&f),
+                "fingerprint_bits",
+                f,
+                "must be in 1..=57",
+            )?;
+            Ok(Some(f))
+        }
+        (None, Some(fpr)) => {
+            ensure(fpr > 0.0 && fpr < 1.0, "fpr", fpr, "must be in (0, 1)")?;
+            let f = for_fpr(fpr);
+            ensure(f <= 57, "fpr", fpr, "needs fingerprints wider than 57 bits")?;
+            Ok(Some(f))
+        }
+        (None, None) => Ok(None),
+        (Some(_), Some(_)) => Err(Error::InvalidParameter {
+            name: "fingerprint_bits",
+            value: format!("{fingerprint_bits:?}"),
+            reason: "give at most one of `fingerprint_bits` and `fpr`".into(),
+        }),
+    }
+}
+
+/// A table of `slots` slots grown into the rest of `budget_bits`, to at most 4 times as many:
+/// the most slots for which `memory(slots)` stays within the budget and `fits(slots)` holds,
+/// found by adding what the leftover pays for at `slot_bits(slots)` each (a slot may get
+/// narrower as the table grows, which leaves more), then stepping back while over.
+pub(crate) fn grow_slots(
+    budget_bits: u64,
+    mut slots: u64,
+    memory: impl Fn(u64) -> Option<u64>,
+    fits: impl Fn(u64) -> bool,
+    slot_bits: impl Fn(u64) -> u64,
+) -> u64 {
+    let cap = slots.saturating_mul(4);
+    loop {
+        let used = memory(slots).expect("the starting table fits");
+        let extra = budget_bits.saturating_sub(used) / slot_bits(slots);
+        if extra == 0 || slots >= cap {
+            return slots;
+        }
+        let mut next = (slots + extra).min(cap);
+        while next > slots && (!fits(next) || memory(next).is_none_or(|b| b > budget_bits)) {
+            next -= 1;
+        }
+        if next == slots {
+            return slots;
+        }
+        slots = next;
+    }
+}
 
 const OCCUPIED: u64 = 1;
 const RUN_START: u64 = 2;

@@ -213,34 +213,11 @@ fn resolve(budget_bits: u64, p: &NaorYogevParams) -> Result<Geometry> {
         budget_bits,
         needed_bits,
     };
-    let fixed = match (p.fingerprint_bits, p.fpr) {
-        (Some(f), None) => {
-            ensure(
-                (1..=MAX_FINGERPRINT_BITS).contains(&f),
-                "fingerprint_bits",
-                f,
-                "must be in 1..=57",
-            )?;
-            Some(f)
-        }
-        (None, Some(fpr)) => {
-            ensure(fpr > 0.0 && fpr < 1.0, "fpr", fpr, "must be in (0, 1)")?;
-            let f = (1..=MAX_FINGERPRINT_BITS).find(|&f| false_positive_bound(w, g, f) <= fpr);
-            Some(f.ok_or(Error::InvalidParameter {
-                name: "fpr",
-                value: fpr.to_string(),
-                reason: "needs fingerprints wider than 57 bits".into(),
-            })?)
-        }
-        (None, None) => None,
-        (Some(_), Some(_)) => {
-            return Err(Error::InvalidParameter {
-                name: "fingerprint_bits",
-                value: format!("{:?}", p.fingerprint_bits),
-                reason: "give at most one of `fingerprint_bits` and `fpr`".into(),
-            });
-        }
-    };
+    let fixed = compact_table::given_fingerprint_bits(p.fingerprint_bits, p.fpr, |fpr| {
+        (1..=MAX_FINGERPRINT_BITS)
+            .find(|&f| false_positive_bound(w, g, f) <= fpr)
+            .unwrap_or(MAX_FINGERPRINT_BITS + 1)
+    })?;
     let geo = match fixed {
         Some(f) => {
             let geo = Geometry::new(w, g, f);
@@ -266,27 +243,13 @@ fn resolve(budget_bits: u64, p: &NaorYogevParams) -> Result<Geometry> {
                 ));
             };
             // The rest of the budget as extra slots (at most 4 times as many).
-            let cap = geo.slots.saturating_mul(4);
-            loop {
-                let used = geo.memory_bits().expect("fits");
-                let extra = (budget_bits - used) / u64::from(geo.slot_bits());
-                if extra == 0 || geo.slots >= cap {
-                    break;
-                }
-                let mut next = Geometry {
-                    slots: (geo.slots + extra).min(cap),
-                    ..geo
-                };
-                while next.slots > geo.slots
-                    && (!fits(&next) || next.memory_bits().is_none_or(|b| b > budget_bits))
-                {
-                    next.slots -= 1;
-                }
-                if next.slots == geo.slots {
-                    break;
-                }
-                geo = next;
-            }
+            geo.slots = compact_table::grow_slots(
+                budget_bits,
+                geo.slots,
+                |slots| Geometry { slots, ..geo }.memory_bits(),
+                |slots| fits(&Geometry { slots, ..geo }),
+                |slots| u64::from(Geometry { slots, ..geo }.slot_bits()),
+            );
             geo
         }
     };

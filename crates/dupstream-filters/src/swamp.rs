@@ -198,36 +198,9 @@ fn resolve(budget_bits: u64, p: &SwampParams) -> Result<Geometry> {
         w,
         "must be in 1..=2^40",
     )?;
-    let fixed = match (p.fingerprint_bits, p.fpr) {
-        (Some(f), None) => {
-            ensure(
-                (1..=MAX_FINGERPRINT_BITS).contains(&f),
-                "fingerprint_bits",
-                f,
-                "must be in 1..=57",
-            )?;
-            Some(f)
-        }
-        (None, Some(fpr)) => {
-            ensure(fpr > 0.0 && fpr < 1.0, "fpr", fpr, "must be in (0, 1)")?;
-            let f = fingerprint_bits_for(w, fpr);
-            ensure(
-                f <= MAX_FINGERPRINT_BITS,
-                "fpr",
-                fpr,
-                "needs fingerprints wider than 57 bits",
-            )?;
-            Some(f)
-        }
-        (None, None) => None,
-        (Some(_), Some(_)) => {
-            return Err(Error::InvalidParameter {
-                name: "fingerprint_bits",
-                value: format!("{:?}", p.fingerprint_bits),
-                reason: "give at most one of `fingerprint_bits` and `fpr`".into(),
-            });
-        }
-    };
+    let fixed = compact_table::given_fingerprint_bits(p.fingerprint_bits, p.fpr, |fpr| {
+        fingerprint_bits_for(w, fpr)
+    })?;
     let g = match fixed {
         Some(f) => {
             let g = geometry_for(w, f).ok_or(Error::InvalidParameter {
@@ -252,28 +225,13 @@ fn resolve(budget_bits: u64, p: &SwampParams) -> Result<Geometry> {
                 ));
             };
             // The rest of the budget as extra main-table slots (at most 4 times as many).
-            let cap = g.c1.saturating_mul(4);
-            loop {
-                let used = g.memory_bits().expect("fits");
-                let per = u64::from(compact_table::slot_bits(g.f, g.c1, g.v));
-                let extra = (budget_bits - used) / per;
-                if extra == 0 || g.c1 >= cap {
-                    break;
-                }
-                let mut next = Geometry {
-                    c1: (g.c1 + extra).min(cap),
-                    ..g
-                };
-                while next.c1 > g.c1
-                    && (!next.widths_fit() || next.memory_bits().is_none_or(|b| b > budget_bits))
-                {
-                    next.c1 -= 1;
-                }
-                if next.c1 == g.c1 {
-                    break;
-                }
-                g = next;
-            }
+            g.c1 = compact_table::grow_slots(
+                budget_bits,
+                g.c1,
+                |c1| Geometry { c1, ..g }.memory_bits(),
+                |c1| Geometry { c1, ..g }.widths_fit(),
+                |c1| u64::from(compact_table::slot_bits(g.f, c1, g.v)),
+            );
             g
         }
     };

@@ -151,28 +151,12 @@ fn resolve(budget_bits: u64, p: &SwampPlainParams) -> Result<(u64, u32)> {
         w,
         "must be in 1..=2^40",
     )?;
-    let f = match (p.fingerprint_bits, p.fpr) {
-        (Some(f), None) => {
-            ensure(
-                (1..=MAX_FINGERPRINT_BITS).contains(&f),
-                "fingerprint_bits",
-                f,
-                "must be in 1..=57",
-            )?;
-            f
-        }
-        (None, Some(fpr)) => {
-            ensure(fpr > 0.0 && fpr < 1.0, "fpr", fpr, "must be in (0, 1)")?;
-            let f = fingerprint_bits_for(w, fpr);
-            ensure(
-                f <= MAX_FINGERPRINT_BITS,
-                "fpr",
-                fpr,
-                "needs fingerprints wider than 57 bits",
-            )?;
-            f
-        }
-        (None, None) => {
+    let given = crate::compact_table::given_fingerprint_bits(p.fingerprint_bits, p.fpr, |fpr| {
+        fingerprint_bits_for(w, fpr)
+    })?;
+    let f = match given {
+        Some(f) => f,
+        None => {
             // Widest f with W·f + C·(f + cb) ≤ budget.
             let c = table_slots(w);
             let fixed = c.saturating_mul(u64::from(count_bits(w)));
@@ -185,13 +169,6 @@ fn resolve(budget_bits: u64, p: &SwampPlainParams) -> Result<(u64, u32)> {
                 });
             }
             f.min(u64::from(MAX_FINGERPRINT_BITS)) as u32
-        }
-        (Some(_), Some(_)) => {
-            return Err(Error::InvalidParameter {
-                name: "fingerprint_bits",
-                value: format!("{:?}", p.fingerprint_bits),
-                reason: "give at most one of `fingerprint_bits` and `fpr`".into(),
-            });
         }
     };
     let bits = memory_bits(w, f).ok_or(Error::CapacityTooLarge {
