@@ -19,8 +19,9 @@
 //! - the `r` remainder bits.
 //!
 //! The `k`-th run of a cluster belongs to its `k`-th occupied slot. A search goes left from
-//! the home to the cluster's start, counts the occupied bits up to the home, walks to that
-//! run and compares remainders. An insertion moves the entries after its place up one slot
+//! the home to the cluster's start counting the occupied and run-start bits there, which says
+//! how many run starts from the home on precede its own run, then walks to that run and
+//! compares remainders. An insertion moves the entries after its place up one slot
 //! (their contents; an occupied bit belongs to its slot and stays), a deletion moves the
 //! entries after it down one slot until one sits at its home; both walk from the cluster's
 //! start, so the cost is the cluster's length, about `1/(1 − α)²` slots at load `α` (25 at
@@ -209,21 +210,25 @@ impl QuotientTable {
         if w & OCCUPIED == 0 {
             return None;
         }
-        // The run of `home` is the k-th run of its cluster, k the occupied slots up to it.
-        let start = self.cluster_start(home);
-        let mut k = 0u64;
-        let mut i = start;
+        // Left of the home to the cluster's start: the homes there number `O`, the runs that
+        // start there `R ≤ O` (a run starts at or after its home). The other `O − R` runs of
+        // those homes start at or after this home, then comes its own: the `(O − R + 1)`-th
+        // run start from the home on.
+        // (A suffix of that stretch may hold more run starts than homes: signed counts.)
+        let mut need = 1i64;
+        let mut j = self.prev(home);
         loop {
-            k += self.slots.get(i) & OCCUPIED;
-            if i == home {
+            let pw = self.slots.get(j);
+            if self.value_of(pw) == 0 {
                 break;
             }
-            i = self.next(i);
+            need += (pw & OCCUPIED) as i64 - ((pw & RUN_START) >> 1) as i64;
+            j = self.prev(j);
         }
-        let mut i = start;
+        let mut i = home;
         loop {
-            k -= (self.slots.get(i) & RUN_START) >> 1;
-            if k == 0 {
+            need -= ((self.slots.get(i) & RUN_START) >> 1) as i64;
+            if need == 0 {
                 break;
             }
             i = self.next(i);

@@ -316,25 +316,40 @@ impl NaorYogev {
         rehash(hash, FP_SALT) >> (64 - self.geometry.f)
     }
 
-    /// Whether a stored value (label + 1) is live: its label is among the last `g + 1`.
+    /// The label of the next element's generation.
     #[inline(always)]
-    fn live(&self, value: u64) -> bool {
-        let age = (self.label + self.labels - (value - 1)) % self.labels;
-        age <= self.geometry.g
+    fn next_label(&self) -> u64 {
+        if self.in_generation < self.geometry.generation_length() {
+            self.label
+        } else if self.label + 1 == self.labels {
+            0
+        } else {
+            self.label + 1
+        }
     }
 
-    /// Membership query without update.
+    /// Whether a stored value (label + 1) is live when the current label is `label`: its
+    /// label is among the last `g + 1`.
+    #[inline(always)]
+    fn live(&self, label: u64, value: u64) -> bool {
+        (label + self.labels - (value - 1)) % self.labels <= self.geometry.g
+    }
+
+    /// Membership query without update: whether the next element would be reported.
     pub fn contains(&self, hash: u64) -> bool {
+        let label = self.next_label();
         self.table
             .find(self.fingerprint(hash))
-            .is_some_and(|(_, v)| self.live(v))
+            .is_some_and(|(_, v)| self.live(label, v))
     }
 
-    /// Entries stored with a live label (the `D` of the false positive rate).
+    /// Entries stored with a live label for the next element (the `D` of the false positive
+    /// rate).
     pub fn live_entries(&self) -> u64 {
+        let label = self.next_label();
         (0..self.table.slots())
             .filter_map(|i| self.table.value_at(i))
-            .filter(|&v| self.live(v))
+            .filter(|&v| self.live(label, v))
             .count() as u64
     }
 }
@@ -343,12 +358,8 @@ impl DuplicateFilter for NaorYogev {
     #[inline]
     fn step(&mut self, hash: u64) -> bool {
         if self.in_generation == self.geometry.generation_length() {
+            self.label = self.next_label();
             self.in_generation = 0;
-            self.label = if self.label + 1 == self.labels {
-                0
-            } else {
-                self.label + 1
-            };
         }
         self.in_generation += 1;
         // The sweep: at least `quota` slots, whole clusters.
@@ -365,7 +376,7 @@ impl DuplicateFilter for NaorYogev {
         match self.table.find(fp) {
             Some((slot, v)) => {
                 self.table.set_value(slot, self.label + 1);
-                self.live(v)
+                self.live(self.label, v)
             }
             None => {
                 self.table.insert(fp, self.label + 1);
