@@ -35,9 +35,10 @@
 //!
 //! Memory, all charged ([`memory_bits`]): `W·f + C₁·(r₁ + v + 2) + C₂·(r₂ + ⌈log₂(W+1)⌉ + 2)`
 //! bits. `v` is the width that minimises it for the given `f`; from a budget, `f` is the widest
-//! that fits, and the main table then takes the rest of the budget as extra slots (a lower
-//! load, shorter clusters; the verdicts do not change), so the structure holds its budget to
-//! within a slot's bits. Because the table stores remainders only and one slot per *distinct*
+//! that fits, and the main table then takes the rest of the budget as extra slots, up to 4
+//! times its size (a lower load, shorter clusters; the verdicts do not change), so the
+//! structure holds its budget to within a slot's bits except where the cap binds (at `f` = 1
+//! or 2, the smallest budgets). Because the table stores remainders only and one slot per *distinct*
 //! fingerprint (`C₁` follows `min(W, 2^f)`), it fits every budget from about 2 bits per window
 //! element: at 2 bits, `f = 1` and the table has 3 slots (the error is then about 100 %).
 //!
