@@ -1,6 +1,6 @@
 //! The Naor–Yogev sliding Bloom filter: Naor & Yogev, *Tight Bounds for Sliding Bloom
 //! Filters*, ISAAC 2013 / Algorithmica 2015 (arXiv 1304.5872), the construction of its upper
-//! bound (Section 4), for count windows. No public implementation exists; this is a reading.
+//! bound, for count windows. No public implementation exists; this is a reading.
 //!
 //! **The problem.** Membership in the last `n = W` elements with slackness `λ`: an element
 //! among the last `W` must be reported (no false negatives); one last seen more than
