@@ -65,5 +65,5 @@ pub const RATIOS: &[RatioRow] = &[
     RatioRow { name: "fp_buffering", cells: 4.00, ratio: &[1.86, 2.00, 5.34, 5.34, 5.34], ratio_dup: &[1.88, 1.95, 4.53, 4.53, 4.53] },
     RatioRow { name: "apbf", cells: 4.67, ratio: &[1.70, 2.13, 1.34, 0.96, 1.10], ratio_dup: &[1.71, 2.07, 2.15, 1.23, 1.29] },
     RatioRow { name: "apbf_blocked", cells: 2.10, ratio: &[3.69, 3.61, 2.16, 2.49, 4.16], ratio_dup: &[3.45, 3.56, 2.46, 2.36, 3.56] },
-    RatioRow { name: "swamp", cells: 3.00, ratio: &[5.51, 5.51, 6.19, 2.41, 2.24], ratio_dup: &[5.09, 5.09, 5.91, 2.44, 2.13] },
+    RatioRow { name: "swamp_plain", cells: 3.00, ratio: &[5.51, 5.51, 6.19, 2.41, 2.24], ratio_dup: &[5.09, 5.09, 5.91, 2.44, 2.13] },
 ];

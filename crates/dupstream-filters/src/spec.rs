@@ -15,6 +15,7 @@ use crate::exact_window::ExactWindow;
 use crate::fbf::Fbf;
 use crate::fpsbf::FpSbf;
 use crate::inverse_bloom::InverseBloom;
+use crate::naor_yogev::NaorYogev;
 use crate::qht::{Qht, Qhtd, Qqhtd};
 use crate::queue::Queue;
 use crate::rotating_bloom::RotatingBloom;
@@ -23,6 +24,7 @@ use crate::sbf::StableBloomFilter;
 use crate::sliding_bloom::SlidingBloom;
 use crate::sqf::Sqf;
 use crate::swamp::Swamp;
+use crate::swamp_plain::SwampPlain;
 use crate::tlbf::Tlbf;
 use crate::{DuplicateFilter, Result, Structure, exact::Exact};
 
@@ -167,6 +169,8 @@ registry! {
     Apbf(Apbf) = "apbf";
     ApbfBlocked(ApbfBlocked) = "apbf_blocked";
     Swamp(Swamp) = "swamp";
+    SwampPlain(SwampPlain) = "swamp_plain";
+    NaorYogev(NaorYogev) = "naor_yogev";
     Tlbf(Tlbf) = "tlbf";
     ExactWindow(ExactWindow) = "exact_window";
     InverseBloom(InverseBloom) = "inverse_bloom";

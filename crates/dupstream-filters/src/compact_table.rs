@@ -1,0 +1,532 @@
+//! A compact (quotient) hash table of `f`-bit fingerprints with a small value each: the count
+//! table of [`crate::swamp`] and the dictionary of [`crate::naor_yogev`].
+//!
+//! **Quotienting.** The table has `C` slots. A fingerprint's top `q = min(f, ⌊log₂ C⌋)` bits
+//! (its quotient) pick its home slot `⌊quotient·C / 2^q⌋` (monotone and one-to-one, as
+//! `C ≥ 2^q`); only its low `r = f − q` bits (its remainder) are stored. Two fingerprints are
+//! equal iff their homes and remainders are.
+//!
+//! **Layout: a quotient filter with two metadata bits** (Cleary, *Compact Hash Tables Using
+//! Bidirectional Linear Probing*, IEEE TC 1984; Bender et al., *Don't Thrash*, VLDB 2012, with
+//! the emptiness bit folded into the value). Entries are kept by linear probing in home order:
+//! the entries of one home form a *run* (sorted by remainder), runs follow one another in home
+//! order, and each entry sits at `max(its home, the previous entry's slot + 1)` (the canonical
+//! placement: no entry is further from its home than it must be). A maximal stretch of
+//! non-empty slots is a *cluster*. A slot holds, in `r + v + 2` bits:
+//! - bit 0, *occupied*: some stored fingerprint has this slot as its home;
+//! - bit 1, *run start*: the entry in this slot is the first of its run;
+//! - `v` value bits; the value 0 marks an empty slot (callers store values `1..2^v`);
+//! - the `r` remainder bits.
+//!
+//! The `k`-th run of a cluster belongs to its `k`-th occupied slot. A search goes left from
+//! the home to the cluster's start counting the occupied and run-start bits there, which says
+//! how many run starts from the home on precede its own run, then walks to that run and
+//! compares remainders. An insertion moves the entries after its place up one slot
+//! (their contents; an occupied bit belongs to its slot and stays), a deletion moves the
+//! entries after it down one slot until one sits at its home; both walk from the cluster's
+//! start, so the cost is the cluster's length, about `1/(1 − α)²` slots at load `α` (25 at
+//! 0.8). Nothing is allocated after construction. Memory: `C·(r + v + 2)` bits in one packed
+//! array (plus one spare host word, padding).
+
+use crate::bits::PackedArray;
+use crate::error::{Error, Result, ensure};
+
+/// The fingerprint width a structure's parameters give: `fingerprint_bits` (1 to 57), or the
+/// width `for_fpr` derives from a target `fpr` in (0, 1) (at most 57), or, with neither, `None`
+/// (the caller takes the widest within its budget). Both given is an error.
+pub(crate) fn given_fingerprint_bits(
+    fingerprint_bits: Option<u32>,
+    fpr: Option<f64>,
+    for_fpr: impl Fn(f64) -> u32,
+) -> Result<Option<u32>> {
+    match (fingerprint_bits, fpr) {
+        (Some(f), None) => {
+            ensure(
+                (1..=57).contains(&f),
+                "fingerprint_bits",
+                f,
+                "must be in 1..=57",
+            )?;
+            Ok(Some(f))
+        }
+        (None, Some(fpr)) => {
+            ensure(fpr > 0.0 && fpr < 1.0, "fpr", fpr, "must be in (0, 1)")?;
+            let f = for_fpr(fpr);
+            ensure(f <= 57, "fpr", fpr, "needs fingerprints wider than 57 bits")?;
+            Ok(Some(f))
+        }
+        (None, None) => Ok(None),
+        (Some(_), Some(_)) => Err(Error::InvalidParameter {
+            name: "fingerprint_bits",
+            value: format!("{fingerprint_bits:?}"),
+            reason: "give at most one of `fingerprint_bits` and `fpr`".into(),
+        }),
+    }
+}
+
+/// A table of `slots` slots grown into the rest of `budget_bits`, to at most 4 times as many:
+/// the most slots for which `memory(slots)` stays within the budget and `fits(slots)` holds,
+/// found by adding what the leftover pays for at `slot_bits(slots)` each (a slot may get
+/// narrower as the table grows, which leaves more), then stepping back while over.
+pub(crate) fn grow_slots(
+    budget_bits: u64,
+    mut slots: u64,
+    memory: impl Fn(u64) -> Option<u64>,
+    fits: impl Fn(u64) -> bool,
+    slot_bits: impl Fn(u64) -> u64,
+) -> u64 {
+    let cap = slots.saturating_mul(4);
+    loop {
+        let used = memory(slots).expect("the starting table fits");
+        let extra = budget_bits.saturating_sub(used) / slot_bits(slots);
+        if extra == 0 || slots >= cap {
+            return slots;
+        }
+        let mut next = (slots + extra).min(cap);
+        while next > slots && (!fits(next) || memory(next).is_none_or(|b| b > budget_bits)) {
+            next -= 1;
+        }
+        if next == slots {
+            return slots;
+        }
+        slots = next;
+    }
+}
+
+const OCCUPIED: u64 = 1;
+const RUN_START: u64 = 2;
+
+/// The quotient table (see the module documentation).
+#[derive(Debug, Clone)]
+pub(crate) struct QuotientTable {
+    slots: PackedArray,
+    c: u64,
+    q: u32,
+    r: u32,
+    v: u32,
+    len: u64,
+}
+
+/// The quotient bits of an `f`-bit fingerprint in a table of `c` slots.
+pub(crate) fn quotient_bits(f: u32, c: u64) -> u32 {
+    f.min(63 - c.max(1).leading_zeros())
+}
+
+/// Bits per slot of a table of `c` slots over `f`-bit fingerprints with `v`-bit values.
+pub(crate) fn slot_bits(f: u32, c: u64, v: u32) -> u32 {
+    f - quotient_bits(f, c) + v + 2
+}
+
+impl QuotientTable {
+    /// An empty table of `c ≥ 2` slots for `f`-bit fingerprints and `v`-bit values; the caller
+    /// keeps at least one slot empty (`c` above the most entries it stores).
+    pub(crate) fn new(structure: &'static str, f: u32, c: u64, v: u32) -> Result<Self> {
+        let q = quotient_bits(f, c);
+        let r = f - q;
+        Ok(Self {
+            slots: PackedArray::new(structure, c, r + v + 2)?,
+            c,
+            q,
+            r,
+            v,
+            len: 0,
+        })
+    }
+
+    /// Bits of state: `C·(r + v + 2)`.
+    pub(crate) fn memory_bits(&self) -> u64 {
+        self.slots.state_bits()
+    }
+
+    /// Slots `C`.
+    pub(crate) fn slots(&self) -> u64 {
+        self.c
+    }
+
+    /// Entries stored.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    #[inline(always)]
+    fn split(&self, fp: u64) -> (u64, u64) {
+        let quot = fp >> self.r;
+        let home = ((u128::from(quot) * u128::from(self.c)) >> self.q) as u64;
+        (home, fp & ((1u64 << self.r) - 1))
+    }
+
+    /// Prefetches the home slot of `fp`.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, fp: u64) {
+        self.slots.prefetch(self.split(fp).0);
+    }
+
+    #[inline(always)]
+    fn next(&self, i: u64) -> u64 {
+        if i + 1 == self.c { 0 } else { i + 1 }
+    }
+
+    #[inline(always)]
+    fn prev(&self, i: u64) -> u64 {
+        if i == 0 { self.c - 1 } else { i - 1 }
+    }
+
+    #[inline(always)]
+    fn value_of(&self, word: u64) -> u64 {
+        (word >> 2) & ((1u64 << self.v) - 1)
+    }
+
+    #[inline(always)]
+    fn rem_of(&self, word: u64) -> u64 {
+        word >> (2 + self.v)
+    }
+
+    /// The value in slot `i`, `None` if it is empty.
+    pub(crate) fn value_at(&self, i: u64) -> Option<u64> {
+        Some(self.value_of(self.slots.get(i))).filter(|&v| v != 0)
+    }
+
+    #[inline(always)]
+    fn is_empty_slot(&self, i: u64) -> bool {
+        self.value_of(self.slots.get(i)) == 0
+    }
+
+    /// The first slot of the cluster holding the non-empty slot `i`.
+    fn cluster_start(&self, mut i: u64) -> u64 {
+        loop {
+            let p = self.prev(i);
+            if self.is_empty_slot(p) {
+                return i;
+            }
+            i = p;
+        }
+    }
+
+    /// The slot and value of `fp`, if stored.
+    #[inline]
+    pub(crate) fn find(&self, fp: u64) -> Option<(u64, u64)> {
+        let (home, rem) = self.split(fp);
+        let w = self.slots.get(home);
+        if w & OCCUPIED == 0 {
+            return None;
+        }
+        // Left of the home to the cluster's start: the homes there number `O`, the runs that
+        // start there `R ≤ O` (a run starts at or after its home). The other `O − R` runs of
+        // those homes start at or after this home, then comes its own: the `(O − R + 1)`-th
+        // run start from the home on.
+        // (A suffix of that stretch may hold more run starts than homes: signed counts.)
+        let mut need = 1i64;
+        let mut j = self.prev(home);
+        loop {
+            let pw = self.slots.get(j);
+            if self.value_of(pw) == 0 {
+                break;
+            }
+            need += (pw & OCCUPIED) as i64 - ((pw & RUN_START) >> 1) as i64;
+            j = self.prev(j);
+        }
+        let mut i = home;
+        loop {
+            need -= ((self.slots.get(i) & RUN_START) >> 1) as i64;
+            if need == 0 {
+                break;
+            }
+            i = self.next(i);
+        }
+        // Slot i starts the run; scan it (sorted by remainder).
+        loop {
+            let w = self.slots.get(i);
+            let r = self.rem_of(w);
+            if r == rem {
+                return Some((i, self.value_of(w)));
+            }
+            if r > rem {
+                return None;
+            }
+            i = self.next(i);
+            let w = self.slots.get(i);
+            if self.value_of(w) == 0 || w & RUN_START != 0 {
+                return None;
+            }
+        }
+    }
+
+    /// Overwrites the value at `slot` (from [`find`](Self::find)) with `value ≥ 1`.
+    #[inline]
+    pub(crate) fn set_value(&mut self, slot: u64, value: u64) {
+        debug_assert!(value >= 1 && value < 1 << self.v);
+        let w = self.slots.get(slot);
+        let mask = ((1u64 << self.v) - 1) << 2;
+        self.slots.set(slot, (w & !mask) | (value << 2));
+    }
+
+    /// The content bits of a slot word (remainder, value, run start), without its occupied bit.
+    #[inline(always)]
+    fn content(word: u64) -> u64 {
+        word & !OCCUPIED
+    }
+
+    /// Walks the cluster from its first slot `start`, calling `visit(slot, word, home)` for each
+    /// entry until it returns `true` (then returns that slot) or the cluster ends (then returns
+    /// the empty slot after it, as `Err`). The `k`-th run start belongs to the `k`-th occupied
+    /// slot, which lies at or before it: a second cursor walks the occupied bits behind.
+    fn walk(
+        &self,
+        start: u64,
+        mut visit: impl FnMut(u64, u64, u64) -> bool,
+    ) -> std::result::Result<u64, u64> {
+        let mut hp = start;
+        let mut home = start;
+        let mut i = start;
+        loop {
+            let w = self.slots.get(i);
+            if self.value_of(w) == 0 {
+                return Err(i);
+            }
+            if w & RUN_START != 0 {
+                while self.slots.get(hp) & OCCUPIED == 0 {
+                    hp = self.next(hp);
+                }
+                home = hp;
+                hp = self.next(hp);
+            }
+            if visit(i, w, home) {
+                return Ok(i);
+            }
+            i = self.next(i);
+        }
+    }
+
+    /// Position of `a` relative to `start`, cyclically.
+    #[inline(always)]
+    fn rel(&self, a: u64, start: u64) -> u64 {
+        if a >= start {
+            a - start
+        } else {
+            a + self.c - start
+        }
+    }
+
+    /// Inserts `fp` (not stored) with `value ≥ 1`: its entry goes where the home order puts
+    /// it, and the entries from there to the cluster's end move up one slot (their contents;
+    /// occupied bits belong to slots and stay).
+    pub(crate) fn insert(&mut self, fp: u64, value: u64) {
+        debug_assert!(value >= 1 && value < 1 << self.v);
+        debug_assert!(self.len + 1 < self.c, "the table keeps an empty slot");
+        let (home, rem) = self.split(fp);
+        let entry = (rem << (2 + self.v)) | (value << 2);
+        self.len += 1;
+        let hw = self.slots.get(home);
+        if self.value_of(hw) == 0 {
+            self.slots.set(home, entry | RUN_START | OCCUPIED);
+            return;
+        }
+        let start = self.cluster_start(home);
+        let key = self.rel(home, start);
+        // The first entry after the new one in (home, remainder) order, and the home of the
+        // entry before it.
+        let mut before_home = None;
+        let found = self.walk(start, |_, w, h| {
+            let after = (self.rel(h, start), self.rem_of(w)) > (key, rem);
+            if !after {
+                before_home = Some(h);
+            }
+            after
+        });
+        let at = match found {
+            Ok(i) | Err(i) => i,
+        };
+        let starts_run = before_home != Some(home);
+        // A new first entry of an existing run: that run's old head is at `at` and stops
+        // being a run start.
+        let demote = starts_run && hw & OCCUPIED != 0;
+        // Shift [at, end) up by one, from the end.
+        let mut end = at;
+        while self.value_of(self.slots.get(end)) != 0 {
+            end = self.next(end);
+        }
+        let mut j = end;
+        while j != at {
+            let p = self.prev(j);
+            let mut moved = Self::content(self.slots.get(p));
+            if p == at && demote {
+                moved &= !RUN_START;
+            }
+            let occ = self.slots.get(j) & OCCUPIED;
+            self.slots.set(j, moved | occ);
+            j = p;
+        }
+        let occ = self.slots.get(at) & OCCUPIED;
+        let flag = if starts_run { RUN_START } else { 0 };
+        self.slots.set(at, entry | flag | occ);
+        let hw = self.slots.get(home);
+        self.slots.set(home, hw | OCCUPIED);
+    }
+
+    /// Removes `fp` (stored).
+    pub(crate) fn remove(&mut self, fp: u64) {
+        let (home, rem) = self.split(fp);
+        self.remove_entry(home, rem);
+    }
+
+    /// Removes the entry of `home` and `rem` (stored): the entries after it move down one slot
+    /// until one sits at its home or the cluster ends.
+    fn remove_entry(&mut self, home: u64, rem: u64) {
+        let start = self.cluster_start(home);
+        // Homes of the entries from the removed one to the cluster's end, by a walk.
+        let mut at = None;
+        let mut was_start = false;
+        let mut run_left = false;
+        let mut moves: u64 = 0;
+        let _ = self.walk(start, |i, w, h| match at {
+            None => {
+                if h == home && self.rem_of(w) == rem {
+                    at = Some(i);
+                    was_start = w & RUN_START != 0;
+                }
+                false
+            }
+            Some(_) => {
+                if moves == 0 && h == home && w & RUN_START == 0 {
+                    run_left = true;
+                }
+                if h == i {
+                    return true;
+                }
+                moves += 1;
+                false
+            }
+        });
+        let at = at.expect("remove: the fingerprint is stored");
+        let had_other = run_left || !was_start;
+        // Move `moves` entries down by one.
+        let mut j = at;
+        for n in 0..moves {
+            let src = self.next(j);
+            let mut moved = Self::content(self.slots.get(src));
+            if n == 0 && was_start && run_left {
+                moved |= RUN_START;
+            }
+            let occ = self.slots.get(j) & OCCUPIED;
+            self.slots.set(j, moved | occ);
+            j = src;
+        }
+        let occ = self.slots.get(j) & OCCUPIED;
+        self.slots.set(j, occ);
+        if !had_other {
+            let hw = self.slots.get(home);
+            self.slots.set(home, hw & !OCCUPIED);
+        }
+        self.len -= 1;
+    }
+
+    /// Removes the entries whose value fails `keep` from the cluster holding slot `i` (nothing
+    /// if `i` is empty); returns the slot after that cluster's end (after `i` if it is empty).
+    pub(crate) fn retain_cluster(&mut self, i: u64, keep: impl Fn(u64) -> bool) -> u64 {
+        if self.is_empty_slot(i) {
+            return self.next(i);
+        }
+        let s0 = self.cluster_start(i);
+        // The values alone first: most clusters lose nothing.
+        let mut e0 = s0;
+        let mut any = false;
+        loop {
+            let v = self.value_of(self.slots.get(e0));
+            if v == 0 {
+                break;
+            }
+            any |= !keep(v);
+            e0 = self.next(e0);
+        }
+        if !any {
+            return e0;
+        }
+        let span = self.rel(e0, s0);
+        // Removals only empty slots of [s0, e0): take its pieces from the left until e0.
+        let mut s = s0;
+        loop {
+            while self.rel(s, s0) < span && self.is_empty_slot(s) {
+                s = self.next(s);
+            }
+            if self.rel(s, s0) >= span {
+                return e0;
+            }
+            let mut gone = None;
+            let found = self.walk(s, |_, w, h| {
+                let drop = !keep(self.value_of(w));
+                if drop {
+                    gone = Some((h, self.rem_of(w)));
+                }
+                drop
+            });
+            match found {
+                Err(end) => s = end,
+                Ok(_) => {
+                    let (h, rem) = gone.expect("the walk stopped at an entry to drop");
+                    self.remove_entry(h, rem);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// Against a HashMap on random inserts, value updates, removals and sweeps, with small
+        /// tables (long clusters, wrap-around) and fingerprint widths both below and above
+        /// `log₂ C` (no remainder, and remainders): every fingerprint's value agrees.
+        #[test]
+        fn equals_a_hash_map(ops in prop::collection::vec((0u8..4, 0u64..1 << 12, 1u64..8), 1..600),
+                             f in 1u32..11, c in 2u64..200) {
+            let mut t = QuotientTable::new("test", f, c, 3).unwrap();
+            let mut m: HashMap<u64, u64> = HashMap::new();
+            let mask = (1u64 << f) - 1;
+            for (n, (op, x, v)) in ops.into_iter().enumerate() {
+                let fp = x & mask;
+                match op {
+                    0 | 1 => {
+                        if let Some((slot, _)) = t.find(fp) {
+                            t.set_value(slot, v);
+                        } else if (m.len() as u64) + 2 < c {
+                            t.insert(fp, v);
+                        } else {
+                            continue;
+                        }
+                        m.insert(fp, v);
+                    }
+                    2 => {
+                        if m.remove(&fp).is_some() {
+                            t.remove(fp);
+                        }
+                    }
+                    _ => {
+                        // A full sweep, cluster by cluster from slot x mod C, dropping the
+                        // values ≥ v.
+                        let mut p = x % c;
+                        let mut covered = 0;
+                        while covered < c {
+                            let n = t.retain_cluster(p, |val| val < v);
+                            covered += (n + c - p) % c;
+                            p = n;
+                        }
+                        m.retain(|_, val| *val < v);
+                    }
+                }
+                prop_assert_eq!(t.len(), m.len() as u64);
+                prop_assert_eq!(t.find(fp).map(|x| x.1), m.get(&fp).copied());
+                if n % 8 != 0 {
+                    continue;
+                }
+                for fp in 0..=mask {
+                    prop_assert_eq!(t.find(fp).map(|x| x.1), m.get(&fp).copied(), "fp {}", fp);
+                }
+            }
+        }
+    }
+}
