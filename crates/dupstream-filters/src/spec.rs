@@ -22,7 +22,9 @@ use crate::rsbf::Rsbf;
 use crate::sbf::StableBloomFilter;
 use crate::sliding_bloom::SlidingBloom;
 use crate::sqf::Sqf;
+use crate::sw_bf::SwBf;
 use crate::swamp::Swamp;
+use crate::timing_bloom::TimingBloom;
 use crate::tlbf::Tlbf;
 use crate::{DuplicateFilter, Result, Structure, exact::Exact};
 
@@ -174,4 +176,6 @@ registry! {
     Fbf(Fbf) = "fbf";
     SlidingBloom(SlidingBloom) = "sliding_bloom";
     Queue(Queue) = "queue";
+    SwBf(SwBf) = "sw_bf";
+    TimingBloom(TimingBloom) = "timing_bloom";
 }
