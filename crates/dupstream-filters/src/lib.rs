@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod a2;
+pub mod aged_cuckoo;
 pub mod apbf;
 pub mod bdbf;
 pub mod bloom;

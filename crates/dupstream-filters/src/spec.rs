@@ -5,6 +5,7 @@
 //! keys are rejected).
 
 use crate::a2::A2;
+use crate::aged_cuckoo::AgedCuckoo;
 use crate::apbf::{Apbf, ApbfBlocked};
 use crate::bdbf::BDbf;
 use crate::bloom::BloomFilter;
@@ -177,5 +178,6 @@ registry! {
     SlidingBloom(SlidingBloom) = "sliding_bloom";
     Queue(Queue) = "queue";
     SwBf(SwBf) = "sw_bf";
+    AgedCuckoo(AgedCuckoo) = "aged_cuckoo";
     TimingBloom(TimingBloom) = "timing_bloom";
 }
