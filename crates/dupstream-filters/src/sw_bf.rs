@@ -40,7 +40,6 @@
 //! - `k` defaults to the code's 3, `B` to 16 and `L` to 2 (its demo's speed run; its accuracy
 //!   run uses `B = 32`).
 
-use crate::bits::BitArray;
 use crate::bloom::MAX_K;
 use crate::error::{Error, Result, ensure};
 use crate::hash::{DoubleHash, rehash};
@@ -154,11 +153,11 @@ fn level_hash(hash: u64, level: usize) -> DoubleHash {
     DoubleHash::new(rehash(hash, level as u64))
 }
 
-#[derive(Debug, Clone)]
+/// A level: its geometry and the bit offset of its first filter in [`SwBf`]'s one array.
+#[derive(Debug, Clone, Copy)]
 struct Level {
     geom: LevelGeometry,
-    filters: Vec<BitArray>,
-    ones: Vec<u64>,
+    offset: u64,
 }
 
 /// SW-BF (see the module documentation).
@@ -175,6 +174,9 @@ struct Level {
 /// ```
 #[derive(Debug, Clone)]
 pub struct SwBf {
+    /// Every filter of every level, one after another (level `i`'s filter `j` at
+    /// `offset_i + j·m_i`): one allocation, so the heap held is the budget.
+    bits: Vec<u64>,
     levels: Vec<Level>,
     k: u32,
     window: u64,
@@ -188,20 +190,18 @@ impl SwBf {
     pub fn new(budget_bits: u64, params: &SwBfParams, seed: u64) -> Result<Self> {
         let _ = seed;
         let (geoms, k) = geometry(budget_bits, params)?;
+        let mut offset = 0;
         let levels = geoms
             .into_iter()
             .map(|geom| {
-                let n = geom.blocks as usize + 1;
-                Ok(Level {
-                    geom,
-                    filters: (0..n)
-                        .map(|_| BitArray::new("sw_bf", geom.filter_bits))
-                        .collect::<std::result::Result<Vec<_>, _>>()?,
-                    ones: vec![0; n],
-                })
+                let l = Level { geom, offset };
+                offset += (geom.blocks + 1) * geom.filter_bits;
+                l
             })
-            .collect::<Result<Vec<_>>>()?;
+            .collect();
+        let words = crate::error::words_for_bits("sw_bf", offset)?;
         Ok(Self {
+            bits: vec![0; words],
             levels,
             k,
             window: params.window,
@@ -221,14 +221,41 @@ impl SwBf {
         self.levels.iter().map(|l| l.geom).collect()
     }
 
+    #[inline(always)]
+    fn get(&self, i: u64) -> bool {
+        self.bits[(i >> 6) as usize] >> (i & 63) & 1 == 1
+    }
+
+    /// Bits set in `start..start + len`.
+    fn ones_in(&self, start: u64, len: u64) -> u64 {
+        (start..start + len).filter(|&i| self.get(i)).count() as u64
+    }
+
+    /// Clears `start..start + len`, whole words where it can.
+    fn clear_range(&mut self, start: u64, len: u64) {
+        let end = start + len;
+        let mut i = start;
+        while i < end {
+            let (w, b) = ((i >> 6) as usize, i & 63);
+            let n = (64 - b).min(end - i);
+            let mask = if n == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << n) - 1) << b
+            };
+            self.bits[w] &= !mask;
+            i += n;
+        }
+    }
+
     /// Each level's filters' fill ratios.
     pub fn fills(&self) -> Vec<Vec<f64>> {
         self.levels
             .iter()
             .map(|l| {
-                l.ones
-                    .iter()
-                    .map(|&o| o as f64 / l.geom.filter_bits as f64)
+                let m = l.geom.filter_bits;
+                (0..=l.geom.blocks)
+                    .map(|j| self.ones_in(l.offset + j * m, m) as f64 / m as f64)
                     .collect()
             })
             .collect()
@@ -244,29 +271,28 @@ impl SwBf {
         let k = self.k;
         self.levels.iter().enumerate().all(|(li, l)| {
             let dh = level_hash(hash, li);
-            l.filters
-                .iter()
-                .any(|f| dh.indices(k, l.geom.filter_bits).all(|i| f.get(i)))
+            let m = l.geom.filter_bits;
+            (0..=l.geom.blocks).any(|j| {
+                let base = l.offset + j * m;
+                dh.indices(k, m).all(|i| self.get(base + i))
+            })
         })
     }
 
     /// Insertion (the code's `insert`): at a block start the block's filter is cleared first.
     fn insert(&mut self, hash: u64) {
-        let (k, t) = (self.k, self.count);
-        for (li, l) in self.levels.iter_mut().enumerate() {
-            let dh = level_hash(hash, li);
-            let s = l.geom.block_len;
-            let j = ((t / s) % (l.geom.blocks + 1)) as usize;
+        let t = self.count;
+        for li in 0..self.levels.len() {
+            let Level { geom, offset } = self.levels[li];
+            let (s, m) = (geom.block_len, geom.filter_bits);
+            let base = offset + ((t / s) % (geom.blocks + 1)) * m;
             if t % s == 0 {
-                l.filters[j].clear_all();
-                l.ones[j] = 0;
+                self.clear_range(base, m);
             }
-            let f = &mut l.filters[j];
-            let mut new = 0;
-            for i in dh.indices(k, l.geom.filter_bits) {
-                new += u64::from(!f.set(i));
+            for i in level_hash(hash, li).indices(self.k, m) {
+                let b = base + i;
+                self.bits[(b >> 6) as usize] |= 1 << (b & 63);
             }
-            l.ones[j] += new;
         }
         self.count += 1;
     }
@@ -305,7 +331,7 @@ impl DuplicateFilter for SwBf {
     }
 
     fn occupancy(&self) -> Occupancy {
-        let ones: u64 = self.levels.iter().flat_map(|l| &l.ones).sum();
+        let ones: u64 = self.bits.iter().map(|w| u64::from(w.count_ones())).sum();
         Occupancy {
             kind: OccupancyKind::Load,
             value: ones as f64 / self.memory_bits() as f64,
