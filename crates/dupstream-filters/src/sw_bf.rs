@@ -286,7 +286,7 @@ impl SwBf {
             let Level { geom, offset } = self.levels[li];
             let (s, m) = (geom.block_len, geom.filter_bits);
             let base = offset + ((t / s) % (geom.blocks + 1)) * m;
-            if t % s == 0 {
+            if t.is_multiple_of(s) {
                 self.clear_range(base, m);
             }
             for i in level_hash(hash, li).indices(self.k, m) {
