@@ -227,7 +227,7 @@ fn check_bits(b: u32) -> Result<()> {
 /// for h in 2000..2100u64 {
 ///     f.step(h);
 /// }
-/// assert!(!f.contains(7)); // gap 101: gone (up to a false positive)
+/// assert!(!f.step(7)); // gap 101: gone (up to a false positive)
 /// ```
 #[derive(Debug, Clone)]
 pub struct TimingBloom {
