@@ -60,7 +60,9 @@
 //!   clock only.
 //! - `f` is given, or the largest whose table holds the window's elements at the target
 //!   `load`: `n_live = W + P` (count) or `rate·T·(1 + 1/M)` (time) live entries at most, so
-//!   `f = ⌊budget·load / n_live⌋ − c`, within `1..=57 − c`.
+//!   `f = ⌊budget·load / n_live⌋ − c`, within `1..=57 − c`. A time window is sized for the
+//!   mean `rate`: in bursts above it the table fills, relocations fail and victims are dropped
+//!   (false negatives); a `load` below mean/peak leaves room for them.
 //! - Time windows: plain [`DuplicateFilter::step`] uses an internal clock at `rate`, as the
 //!   TLBF's does; an earlier time than the latest seen counts as the latest.
 
