@@ -49,6 +49,7 @@ pub mod swamp;
 pub mod theory;
 pub mod timing_bloom;
 pub mod tlbf;
+mod window_clock;
 
 #[cfg(test)]
 pub(crate) mod test_support {

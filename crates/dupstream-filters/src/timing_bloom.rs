@@ -47,6 +47,7 @@ use crate::bits::PackedArray;
 use crate::bloom::{MAX_K, optimal_k};
 use crate::error::{Error, Result, ensure};
 use crate::hash::DoubleHash;
+use crate::window_clock::{Window, scaled, timed_batch};
 use crate::{DuplicateFilter, Occupancy, OccupancyKind};
 
 /// Largest stamp width.
@@ -116,55 +117,29 @@ pub fn expected_live_fraction(m: u64, k: u32, n: u64) -> f64 {
 }
 
 fn resolve(budget_bits: u64, p: &TimingBloomParams) -> Result<Geometry> {
-    let (b, clock, live, n) = match (p.window, p.window_seconds) {
-        (Some(w), None) => {
-            ensure(w >= 1, "window", w, "must be at least 1")?;
-            let b = p
-                .stamp_bits
-                .unwrap_or_else(|| exact_stamp_bits(w).min(MAX_STAMP_BITS));
-            check_bits(b)?;
-            let cap = (1u64 << (b - 1)) - 1;
-            let (q, live) = if w <= cap {
-                (1, w)
-            } else {
-                let q = w.div_ceil(cap);
-                (q, w / q + 1)
-            };
-            (b, Clock::Count { q }, live, w)
+    let window = Window::new(p.window, p.window_seconds, p.rate)?;
+    let b = match window {
+        Window::Count(w) => p
+            .stamp_bits
+            .unwrap_or_else(|| exact_stamp_bits(w).min(MAX_STAMP_BITS)),
+        Window::Time { .. } => p.stamp_bits.unwrap_or(8),
+    };
+    check_bits(b)?;
+    let cap = (1u64 << (b - 1)) - 1;
+    let (clock, live, n) = match window {
+        Window::Count(w) if w <= cap => (Clock::Count { q: 1 }, w, w),
+        Window::Count(w) => {
+            let q = w.div_ceil(cap);
+            (Clock::Count { q }, w / q + 1, w)
         }
-        (None, Some(t)) => {
-            ensure(
-                t.is_finite() && t > 0.0,
-                "window_seconds",
-                t,
-                "must be a positive number of seconds",
-            )?;
-            let rate = p.rate.unwrap_or(f64::NAN);
-            ensure(
-                rate.is_finite() && rate > 0.0,
-                "rate",
+        Window::Time { seconds, rate } => (
+            Clock::Time {
+                q: seconds / cap as f64,
                 rate,
-                "a time window needs a positive rate (elements per second)",
-            )?;
-            let b = p.stamp_bits.unwrap_or(8);
-            check_bits(b)?;
-            let cap = (1u64 << (b - 1)) - 1;
-            let q = t / cap as f64;
-            (
-                b,
-                Clock::Time { q, rate },
-                cap + 1,
-                (rate * t).ceil() as u64,
-            )
-        }
-        _ => {
-            return Err(Error::InvalidParameter {
-                name: "window",
-                value: format!("{:?}/{:?}", p.window, p.window_seconds),
-                reason: "give `window` (elements) or `window_seconds` (with `rate`), not both"
-                    .into(),
-            });
-        }
+            },
+            cap + 1,
+            (rate * seconds).ceil() as u64,
+        ),
     };
     let m = budget_bits / u64::from(b);
     if m == 0 {
@@ -382,10 +357,7 @@ impl DuplicateFilter for TimingBloom {
     }
 
     fn step_batch_at(&mut self, hashes: &[u64], times: &[f64], out: &mut [bool]) {
-        assert!(out.len() >= hashes.len() && times.len() >= hashes.len());
-        for ((o, &h), &t) in out.iter_mut().zip(hashes).zip(times) {
-            *o = self.step_at(h, t);
-        }
+        timed_batch(self, hashes, times, out);
     }
 
     fn memory_bits(&self) -> u64 {
@@ -458,10 +430,10 @@ crate::structure::impl_structure!(TimingBloom {
     /// A count window scales with the stream (`--scale`); a time window's seconds too, its
     /// rate kept (as the TLBF's).
     fn scaled_params(params: &TimingBloomParams, factor: u64) -> TimingBloomParams {
-        let f = factor.max(1);
+        let (window, window_seconds) = scaled(params.window, params.window_seconds, factor);
         TimingBloomParams {
-            window: params.window.map(|w| crate::structure::scaled_count(w, f)),
-            window_seconds: params.window_seconds.map(|t| t / f as f64),
+            window,
+            window_seconds,
             ..params.clone()
         }
     }
@@ -511,16 +483,8 @@ mod tests {
             let t = 20.0;
             let p = TimingBloomParams { window_seconds: Some(t), rate: Some(1.0), stamp_bits: Some(b), k: Some(8), ..Default::default() };
             let mut f = TimingBloom::new(8 << 20, &p, 0).unwrap();
-            let mut last: std::collections::HashMap<u64, f64> = Default::default();
-            let mut now = 0.0;
-            for (i, &key) in keys.iter().enumerate() {
-                now += gaps[i];
-                let truth = last.insert(key, now).is_some_and(|l| now - l <= t);
-                let dup = f.step_at(hash_key(key, 3), now);
-                if truth {
-                    prop_assert!(dup, "false negative at {}", i);
-                }
-            }
+            let r = crate::window_clock::tests::no_false_negatives_in_time(&mut f, &keys, &gaps, t);
+            prop_assert!(r.is_ok(), "{:?}", r);
         }
     }
 
