@@ -147,12 +147,27 @@ def window_algorithms(w, exact_bits, time=None):
         alg("Rotating Bloom", "rotating_bloom", window=w, generations=[2, 4, 8]),
         alg("FBF", "fbf", window=w, filters=[4, 10]),
         alg("Sl-BF", "sliding_bloom", window=w),
+        alg("SW-BF", "sw_bf", window=w, blocks=[4, 8, 16, 32], levels=[1, 2]),
         alg("Inverse Bloom", "inverse_bloom"),
         alg("Exact window", "exact_window", family="Exact window", window=w, memory=exact_bits),
         alg("Perfect filter", "exact_window"),
     ]
-    if time is not None:
-        out.append(alg("TLBF", "tlbf", window_seconds=time[0], rate=time[1], fpr=[0.01, 0.1]))
+    if time is None:
+        out += [
+            alg("Aged cuckoo", "aged_cuckoo", window=w, clock_bits=[2, 3, 4, 6], load=[0.8, 0.95]),
+            # 18 bits hold a window of 2^16 exactly (14 at --scale 16).
+            alg("Timing Bloom", "timing_bloom", window=w, stamp_bits=[4, 6, 8, 10, 12, 14, 16, 18]),
+        ]
+    else:
+        t, rate = time
+        out += [
+            alg("TLBF", "tlbf", window_seconds=t, rate=rate, fpr=[0.01, 0.1]),
+            # Sized for `rate`, the mean: a lower load leaves room for bursts above it.
+            alg("Aged cuckoo", "aged_cuckoo", window_seconds=t, rate=rate,
+                clock_bits=[2, 3, 4, 6], load=[0.25, 0.5]),
+            alg("Timing Bloom", "timing_bloom", window_seconds=t, rate=rate,
+                stamp_bits=[4, 6, 8, 10, 12, 14, 16, 18]),
+        ]
     return out
 
 

@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod a2;
+pub mod aged_cuckoo;
 pub mod apbf;
 pub mod bdbf;
 pub mod bloom;
@@ -45,14 +46,28 @@ pub mod sliding_bloom;
 pub mod spec;
 pub mod sqf;
 pub mod structure;
+pub mod sw_bf;
 pub mod swamp;
 pub mod swamp_plain;
 pub mod theory;
+pub mod timing_bloom;
 pub mod tlbf;
+mod window_clock;
 
 #[cfg(test)]
 pub(crate) mod test_support {
     use crate::hash::hash_key;
+
+    /// For each element of `hashes`, the gap to its previous occurrence (`None` for a first
+    /// one): the brute-force truth of a count window.
+    pub(crate) fn gaps(hashes: &[u64]) -> Vec<Option<u64>> {
+        let mut last = std::collections::HashMap::new();
+        hashes
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| last.insert(h, i).map(|j| (i - j) as u64))
+            .collect()
+    }
 
     /// Queries 200,000 keys never stepped (hashes of keys from `2^40` on, seed 8) with
     /// `contains` and checks the count reported against the binomial with rate `rate`, within

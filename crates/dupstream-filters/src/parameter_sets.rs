@@ -180,6 +180,17 @@ pub const ALL: &[ParameterSet] = &[
     ),
     set("name = \"queue\"\nwindow = 10000\ninner = { name = \"qqhtd\", k = 3, s = 8 }"),
     set("name = \"queue\"\nwindow = 10000\nfilters = 4\ninner = { name = \"bloom\", k = 3 }"),
+    set("name = \"sw_bf\"\nwindow = 10000"),
+    set("name = \"sw_bf\"\nwindow = 65536").in_roofline("sw_bf"),
+    set("name = \"sw_bf\"\nwindow = 10000\nblocks = 32\nlevels = 1\nk = 4"),
+    set("name = \"aged_cuckoo\"\nwindow = 10000"),
+    set("name = \"aged_cuckoo\"\nwindow = 65536").in_roofline("aged_cuckoo"),
+    set("name = \"aged_cuckoo\"\nwindow = 10000\nclock_bits = 2\nfingerprint_bits = 8"),
+    set("name = \"aged_cuckoo\"\nwindow_seconds = 10.0\nrate = 1000.0"),
+    set("name = \"timing_bloom\"\nwindow = 10000"),
+    set("name = \"timing_bloom\"\nwindow = 65536").in_roofline("timing_bloom"),
+    set("name = \"timing_bloom\"\nwindow = 10000\nstamp_bits = 6\nk = 3"),
+    set("name = \"timing_bloom\"\nwindow_seconds = 10.0\nrate = 1000.0"),
 ];
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! keys are rejected).
 
 use crate::a2::A2;
+use crate::aged_cuckoo::AgedCuckoo;
 use crate::apbf::{Apbf, ApbfBlocked};
 use crate::bdbf::BDbf;
 use crate::bloom::BloomFilter;
@@ -23,8 +24,10 @@ use crate::rsbf::Rsbf;
 use crate::sbf::StableBloomFilter;
 use crate::sliding_bloom::SlidingBloom;
 use crate::sqf::Sqf;
+use crate::sw_bf::SwBf;
 use crate::swamp::Swamp;
 use crate::swamp_plain::SwampPlain;
+use crate::timing_bloom::TimingBloom;
 use crate::tlbf::Tlbf;
 use crate::{DuplicateFilter, Result, Structure, exact::Exact};
 
@@ -178,4 +181,7 @@ registry! {
     Fbf(Fbf) = "fbf";
     SlidingBloom(SlidingBloom) = "sliding_bloom";
     Queue(Queue) = "queue";
+    SwBf(SwBf) = "sw_bf";
+    AgedCuckoo(AgedCuckoo) = "aged_cuckoo";
+    TimingBloom(TimingBloom) = "timing_bloom";
 }

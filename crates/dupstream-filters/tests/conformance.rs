@@ -1,6 +1,6 @@
 //! Conformance with reference implementations: CrowdStrike/apbf and RedisBloom/RedisBloom
 //! (APBF), tylertreat/BoomFilters (Stable Bloom filter, Inverse Bloom filter),
-//! sliding-sketch/Sliding-Sketch (Sl-BF, FBF) and mariuslp/duplicate_sliding_benchmark
+//! sliding-sketch/Sliding-Sketch (Sl-BF, FBF, SW-BF) and mariuslp/duplicate_sliding_benchmark
 //! (Géraud-Stewart et al.'s queue of QQHTD filters), each run outside this repository on the
 //! key stream below; their counts, with the commit they were run at, are in
 //! `tests/conformance.csv` (how to rerun them: the crate README, "Conformance").
@@ -15,7 +15,8 @@
 //! The key stream: `N = 262,144` keys, key `i = reduce(mix64(i + 0x636f6e66), 65,536)`
 //! (SplitMix64's finaliser and Lemire's reduction, [`mix64`], [`reduce`]); the references
 //! receive each key as its 8 little-endian bytes (`key_bytes = key`) or those of `mix64(key)`
-//! (`key_bytes = mix64(key)`, a bijection: the same duplicates).
+//! (`key_bytes = mix64(key)`, a bijection: the same duplicates), or as its decimal digits
+//! (`key_bytes = decimal(key)`, for SW-BF, whose code hashes NUL-terminated strings).
 //!
 //! A difference by design: BoomFilters hashes with FNV-1 (32 bits for the Inverse Bloom
 //! filter's slot, 64 bits split in halves for the SBF's double hashing), which does not spread
@@ -77,7 +78,10 @@ fn rows() -> Vec<Row> {
             let f: Vec<&str> = line.split(',').collect();
             assert_eq!(f.len(), 11, "{line}");
             assert_eq!(f[1].len(), 40, "a full commit id: {line}");
-            assert!(matches!(f[4], "key" | "mix64(key)"), "{line}");
+            assert!(
+                matches!(f[4], "key" | "mix64(key)" | "decimal(key)"),
+                "{line}"
+            );
             assert_eq!(f[5].parse::<u64>().unwrap(), N, "{line}");
             let params = f[3]
                 .split(';')
@@ -165,6 +169,17 @@ fn ours(row: &Row) -> (String, u64) {
                 p("filters"),
                 p("buckets"),
                 p("fingerprint_bits")
+            ),
+            p("memory"),
+        ),
+        // L levels; level i a ring of ⌊B/2^i⌋ + 1 filters of ⌊memory/((b_i + 1)·L)⌋ bits.
+        "sw_bf" => (
+            format!(
+                "name = \"sw_bf\"\nwindow = {}\nblocks = {}\nlevels = {}\nk = {}",
+                p("window"),
+                p("blocks"),
+                p("levels"),
+                p("hash_num")
             ),
             p("memory"),
         ),
@@ -264,6 +279,7 @@ fn every_reference_is_covered() {
         "sliding_bloom",
         "fbf",
         "queue",
+        "sw_bf",
     ] {
         assert!(
             rows.iter().any(|r| r.structure == s && compared(r)),
