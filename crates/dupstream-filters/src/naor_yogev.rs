@@ -1,6 +1,9 @@
 //! The Naor–Yogev sliding Bloom filter: Naor & Yogev, *Tight Bounds for Sliding Bloom
 //! Filters*, ISAAC 2013 / Algorithmica 2015 (arXiv 1304.5872), the construction of its upper
-//! bound, for count windows. No public implementation exists; this is a reading.
+//! bound, for count windows. No public implementation exists; this is a reading. The paper's
+//! full text was not at hand when it was written: it follows the abstract, the form of the
+//! bound and the construction's outline as summarised below, and has not been checked line by
+//! line against the paper's construction section.
 //!
 //! **The problem.** Membership in the last `n = W` elements with slackness `λ`: an element
 //! among the last `W` must be reported (no false negatives); one last seen more than
