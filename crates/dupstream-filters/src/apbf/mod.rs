@@ -779,6 +779,130 @@ mod tests {
         false
     }
 
+    /// Verdict digests pinned before the blocked layout's rewrite (the code of main at
+    /// af411ea): the conformance key stream (`tests/conformance.rs`: key `i` =
+    /// `reduce(mix64(i + 0x636f6e66), 65536)`, hashed with seed 1), 262,144 steps per case.
+    /// Each digest folds every verdict and the final load; a change of the memory layout or the
+    /// access order must leave them all as they are.
+    const PINNED_VERDICTS: &[(bool, &str, u64, u64, u64)] = &[
+        (
+            true,
+            "k = 7\nl = 5\nwindow = 65536",
+            161563,
+            342701,
+            0xa4b2f17452aa3dcf,
+        ),
+        (true, "k = 7\nl = 5", 15721, 23098, 0xaa45e1b6b55630ba),
+        (true, "k = 4\nl = 3", 90758, 85511, 0x8f15c2c9e8baa3b6),
+        (
+            true,
+            "k = 4\nl = 3\ng = 2000",
+            48207,
+            26730,
+            0x8d6fcbcdd7274afc,
+        ),
+        (
+            true,
+            "k = 10\nl = 7\ng = 1000",
+            30626,
+            84203,
+            0x809a7f1b9e772062,
+        ),
+        (true, "k = 3\nl = 1\ng = 10", 314, 67, 0x2385d40776ad770),
+        (true, "k = 2\nl = 70\ng = 5", 10260, 708, 0x1b9c0d6c8eac7be3),
+        (true, "k = 1\nl = 1\ng = 3", 9947, 4, 0x68220c75704124ac),
+        (
+            true,
+            "k = 8\nl = 56\ng = 40",
+            8887,
+            18997,
+            0x68a64a258d7110d5,
+        ),
+        (
+            true,
+            "fpr = 0.01\nwindow = 5000",
+            20279,
+            48311,
+            0x1610511ea1a9ba6d,
+        ),
+        (
+            false,
+            "k = 4\nl = 3\ng = 2000",
+            47472,
+            26517,
+            0x81ed6dca1db1e73a,
+        ),
+        (
+            false,
+            "k = 10\nl = 7\ng = 1000",
+            30477,
+            84166,
+            0xe291157a74245066,
+        ),
+        (
+            false,
+            "k = 4\nl = 3\nwindow = 65536",
+            159365,
+            234816,
+            0xfca9e8d0dc5acdcc,
+        ),
+        (false, "k = 2\nl = 70\ng = 5", 8090, 708, 0x3c4fd790803a0181),
+    ];
+
+    /// The cases of [`PINNED_VERDICTS`]: (blocked, TOML parameters, budget in bits).
+    const PINNED_CASES: &[(bool, &str, u64)] = &[
+        (true, "k = 7\nl = 5\nwindow = 65536", 1 << 20),
+        (true, "k = 7\nl = 5", 1 << 16),
+        (true, "k = 4\nl = 3", 1 << 18),
+        (true, "k = 4\nl = 3\ng = 2000", 7 * 11542),
+        (true, "k = 10\nl = 7\ng = 1000", 17 * 14427),
+        (true, "k = 3\nl = 1\ng = 10", 64 * 4 * 4),
+        (true, "k = 2\nl = 70\ng = 5", 64 * 8 * 72),
+        (true, "k = 1\nl = 1\ng = 3", 64 * 2 * 2),
+        (true, "k = 8\nl = 56\ng = 40", 1 << 20),
+        (true, "fpr = 0.01\nwindow = 5000", 1 << 17),
+        (false, "k = 4\nl = 3\ng = 2000", 7 * 11542),
+        (false, "k = 10\nl = 7\ng = 1000", 17 * 14427),
+        (false, "k = 4\nl = 3\nwindow = 65536", 1 << 24),
+        (false, "k = 2\nl = 70\ng = 5", 64 * 8 * 72),
+    ];
+
+    /// (positives, final ones, digest) of `f` on the conformance stream.
+    fn verdict_digest(f: &mut Apbf) -> (u64, u64, u64) {
+        let (mut positives, mut digest) = (0u64, 0xcbf2_9ce4_8422_2325u64);
+        for i in 0..262_144u64 {
+            let key = reduce(crate::hash::mix64(i + 0x636f_6e66), 65_536);
+            let dup = f.step(hash_key(key, 1));
+            positives += u64::from(dup);
+            digest = (digest ^ u64::from(dup) ^ (i << 1)).wrapping_mul(0x0100_0000_01b3);
+        }
+        let ones = f.slice_ones.iter().sum::<u64>();
+        (positives, ones, digest ^ ones)
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn verdicts_equal_the_pinned_ones() {
+        let mut got = vec![];
+        for &(blocked, toml_text, budget) in PINNED_CASES {
+            let p: ApbfParams = toml::from_str(toml_text).unwrap();
+            let mut f = if blocked {
+                Apbf::new_blocked(budget, &p, 0).unwrap()
+            } else {
+                Apbf::new(budget, &p, 0).unwrap()
+            };
+            let (positives, ones, digest) = verdict_digest(&mut f);
+            got.push((blocked, toml_text, positives, ones, digest));
+        }
+        for g in &got {
+            eprintln!("({}, {:?}, {}, {}, {:#x}),", g.0, g.1, g.2, g.3, g.4);
+        }
+        assert_eq!(got.len(), PINNED_VERDICTS.len());
+        for (g, p) in got.iter().zip(PINNED_VERDICTS) {
+            assert_eq!(g, p);
+        }
+    }
+
     #[test]
     fn window_bounds_hold_exactly() {
         // No false negatives up to guaranteed_window, for every phase; none certain beyond max.
