@@ -239,9 +239,11 @@ pub struct Apbf {
     head: usize,
     /// Insertions in the current generation.
     count: u64,
-    /// Bits set in each physical slice (so that a shift need not count the slice it clears;
-    /// their sum is the occupancy).
+    /// Plain: bits set in each physical slice (so that a shift need not count the slice it
+    /// clears; their sum is the occupancy). Blocked: unused (empty).
     slice_ones: Vec<u64>,
+    /// Blocked: bits set in all slices (a shift counts the words it clears). Plain: unused (0).
+    ones: u64,
     /// Plain: the query reads every slice's bit (at most 64 slices, in cache) rather than
     /// scanning with early exit.
     probe_all: bool,
@@ -283,7 +285,11 @@ impl Apbf {
             stride,
             head: 0,
             count: 0,
-            slice_ones: vec![0; s],
+            slice_ones: match layout {
+                Layout::Plain => vec![0; s],
+                Layout::Blocked => vec![],
+            },
+            ones: 0,
             probe_all: s <= 64 && words <= IN_CACHE_WORDS,
         })
     }
@@ -338,6 +344,14 @@ impl Apbf {
     /// Insertions so far in the current generation.
     pub fn phase(&self) -> u64 {
         self.count
+    }
+
+    /// Bits set over all slices, as kept by the filter (O(1) blocked, O(k + l) plain).
+    pub fn set_bits(&self) -> u64 {
+        match self.layout {
+            Layout::Plain => self.slice_ones.iter().sum(),
+            Layout::Blocked => self.ones,
+        }
     }
 
     /// Fill ratio of each logical slice (0 = newest), counted (O(memory)).
@@ -424,7 +438,10 @@ impl Apbf {
             let (w, mask) = self.locate(hash, &dh, block, phys);
             let word = &mut self.words[w];
             let new = u64::from(*word & mask == 0);
-            self.slice_ones[phys] += new;
+            match self.layout {
+                Layout::Plain => self.slice_ones[phys] += new,
+                Layout::Blocked => self.ones += new,
+            }
             *word |= mask;
         }
     }
@@ -440,24 +457,29 @@ impl Apbf {
         match self.layout {
             // A contiguous memset: written, never read.
             Layout::Plain => self.words[phys * self.stride..(phys + 1) * self.stride].fill(0),
-            // Word `phys` of every block, prefetched ahead. In a sparse slice (fewer set bits
-            // than an eighth of its words) only non-zero words are written, so most lines are
-            // read and left clean (no write-back); otherwise every word is written, without a
-            // branch on its value.
+            // Word `phys` of every block, prefetched ahead, its set bits counted. When the
+            // slices are sparse (fewer set bits on average than an eighth of a slice's words)
+            // only non-zero words are written, so most lines are read and left clean (no
+            // write-back); otherwise every word is written, without a branch on its value.
             Layout::Blocked => {
                 let (s, n) = (self.s, self.stride);
-                const AHEAD: usize = 32;
-                let sparse = self.slice_ones[phys] < (n / 8) as u64;
+                const AHEAD: usize = 64;
+                let sparse = self.ones < (s * n / 8) as u64;
+                let mut cleared = 0u64;
                 for b in 0..n {
                     crate::raw::prefetch_word(&self.words, phys + (b + AHEAD).min(n - 1) * s);
                     let w = &mut self.words[phys + b * s];
                     if !sparse || *w != 0 {
+                        cleared += u64::from(w.count_ones());
                         *w = 0;
                     }
                 }
+                self.ones -= cleared;
             }
         }
-        self.slice_ones[phys] = 0;
+        if self.layout == Layout::Plain {
+            self.slice_ones[phys] = 0;
+        }
         self.count = 0;
     }
 }
@@ -577,45 +599,45 @@ impl Apbf {
         jump_scan(k, self.l as usize, bit)
     }
 
-    /// Blocked step within a generation with at most 64 slices: the block's `k + l` words are
-    /// read once into a mask of the element's bits (physical order), rotated into logical order
-    /// (bit `i` = position `i`), and the query is a run of `k` ones in it, found without
-    /// branches; the insertion then sets the `k` newest.
+    /// Blocked step within a generation with at most 64 slices, in one pass over the block's
+    /// `k + l` words: each word's bit for the element is read into a mask (physical order)
+    /// and, in the `k` newest slices, set in the same store; the mask is rotated into logical
+    /// order (bit `i` = position `i`) and the query is a run of `k` ones in it, found without
+    /// branches. The load grows by the insertion's bits that were clear.
     #[inline(always)]
     fn step_blocked(&mut self, hash: u64) -> bool {
-        let s = self.s;
+        let (s, k, head) = (self.s, self.k, self.head);
         let block = reduce(hash, self.stride as u64) as usize;
-        let words = &mut self.words[block * s..block * s + s];
-        let mut shifts = [0u8; 64];
-        let mut phys_bits = 0u64;
-        for (c, chunk_words) in words.chunks(10).enumerate() {
-            let chunk = rehash(hash, BLOCK_SALT ^ c as u64);
-            for (t, w) in chunk_words.iter().enumerate() {
-                let i = (chunk >> (t * 6)) & 63;
-                shifts[c * 10 + t] = i as u8;
-                phys_bits |= (w >> i & 1) << (c * 10 + t);
-            }
-        }
-        let head = self.head;
         let all = u64::MAX >> (64 - s);
-        let logical = if head == 0 {
-            phys_bits
-        } else {
-            (phys_bits >> head | phys_bits << (s - head)) & all
-        };
-        let dup = has_run(logical, self.k);
-        let mut phys = head;
-        for _ in 0..self.k {
-            let old = phys_bits >> phys & 1;
-            words[phys] |= 1u64 << shifts[phys];
-            self.slice_ones[phys] += 1 - old;
-            phys += 1;
-            if phys == s {
-                phys = 0;
+        let newest = u64::MAX >> (64 - k);
+        // The k newest positions in physical order.
+        let ins = rotate_left(newest, head, s, all);
+        let words = &mut self.words[block * s..block * s + s];
+        let mut phys_bits = 0u64;
+        for (c, chunk_words) in words.chunks_mut(10).enumerate() {
+            let chunk = rehash(hash, BLOCK_SALT ^ c as u64);
+            let set = ins >> (c * 10);
+            for (t, w) in chunk_words.iter_mut().enumerate() {
+                let i = (chunk >> (t * 6)) & 63;
+                let old = *w;
+                phys_bits |= (old >> i & 1) << (c * 10 + t);
+                *w = old | (set >> t & 1) << i;
             }
         }
+        let logical = rotate_left(phys_bits, s - head, s, all);
+        self.ones += u64::from(k - (logical & newest).count_ones());
         self.count += 1;
-        dup
+        has_run(logical, k)
+    }
+}
+
+/// `x` (bits `0..s`, `all` = the mask of them) rotated left by `r < s` within `s` bits.
+#[inline(always)]
+fn rotate_left(x: u64, r: usize, s: usize, all: u64) -> u64 {
+    if r == 0 || r == s {
+        x
+    } else {
+        (x << r | x >> (s - r)) & all
     }
 }
 
@@ -634,16 +656,16 @@ impl DuplicateFilter for Apbf {
 
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
-        let (dh, block) = self.hashes(hash);
         match self.layout {
             Layout::Plain => {
+                let dh = DoubleHash::new(hash);
                 for pos in 0..self.k as usize {
-                    let (w, _) = self.locate(hash, &dh, block, self.physical(pos));
+                    let (w, _) = self.locate(hash, &dh, 0, self.physical(pos));
                     crate::raw::prefetch_word(&self.words, w);
                 }
             }
             Layout::Blocked => {
-                let base = block * self.s;
+                let base = reduce(hash, self.stride as u64) as usize * self.s;
                 crate::raw::prefetch_word(&self.words, base);
                 crate::raw::prefetch_word(&self.words, base + self.s - 1);
             }
@@ -679,7 +701,7 @@ impl DuplicateFilter for Apbf {
     fn occupancy(&self) -> Occupancy {
         Occupancy {
             kind: OccupancyKind::Load,
-            value: self.slice_ones.iter().sum::<u64>() as f64 / (self.s as u64 * self.m) as f64,
+            value: self.set_bits() as f64 / (self.s as u64 * self.m) as f64,
         }
     }
 }
@@ -876,7 +898,7 @@ mod tests {
             positives += u64::from(dup);
             digest = (digest ^ u64::from(dup) ^ (i << 1)).wrapping_mul(0x0100_0000_01b3);
         }
-        let ones = f.slice_ones.iter().sum::<u64>();
+        let ones = f.set_bits();
         (positives, ones, digest ^ ones)
     }
 
@@ -1142,7 +1164,7 @@ mod tests {
                 f.step(h);
             }
             let ones: f64 = f.fill_ratios().iter().sum::<f64>() * f.m() as f64;
-            prop_assert_eq!(f.slice_ones.iter().sum::<u64>(), ones.round() as u64);
+            prop_assert_eq!(f.set_bits(), ones.round() as u64);
         }
     }
 
@@ -1208,6 +1230,7 @@ mod tests {
                 prop_assert_eq!(&f.words, &r.words);
                 prop_assert_eq!((f.head, f.count), (r.head, r.count));
                 prop_assert_eq!(&f.slice_ones, &r.slice_ones);
+                prop_assert_eq!(f.ones, r.ones);
             }
             prop_assert_eq!(&f.slice_ones, &r.slice_ones);
         }
