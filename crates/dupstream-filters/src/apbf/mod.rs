@@ -224,7 +224,13 @@ fn resolve(budget_bits: u64, p: &ApbfParams, layout: Layout) -> Result<Resolved>
 /// ```
 #[derive(Debug, Clone)]
 pub struct Apbf {
+    /// Blocked: [`LINE_WORDS`]` − 1` words more than the slices need, so that they can start
+    /// on a cache line, at `words[base]`.
     words: Vec<u64>,
+    /// Blocked: the index of the first word of block 0, on a 64-byte boundary in the
+    /// allocation this filter was built with (a clone keeps the index, and its answers, but
+    /// not necessarily the alignment). Plain: 0.
+    base: usize,
     layout: Layout,
     k: u32,
     l: u32,
@@ -270,12 +276,24 @@ impl Apbf {
             Layout::Plain => r.m.div_ceil(64) as usize,
             Layout::Blocked => (r.m / 64) as usize,
         };
-        let words = stride.checked_mul(s).ok_or(Error::CapacityTooLarge {
+        let n_words = stride.checked_mul(s).ok_or(Error::CapacityTooLarge {
             structure: layout.name(),
             bits: u64::MAX,
         })?;
+        // A large array comes from the system allocator 16 bytes past a page boundary: a block
+        // of (k + l) words must start where the analysis (`cells_per_element`) counts its
+        // lines, at a word offset of b·(k + l) from a line boundary.
+        let (words, base) = match layout {
+            Layout::Plain => (crate::raw::zeroed_words(n_words), 0),
+            Layout::Blocked => {
+                let w = crate::raw::zeroed_words(n_words + LINE_WORDS - 1);
+                let misaligned = (w.as_ptr() as usize / 8) % LINE_WORDS;
+                (w, (LINE_WORDS - misaligned) % LINE_WORDS)
+            }
+        };
         Ok(Self {
-            words: crate::raw::zeroed_words(words),
+            words,
+            base,
             layout,
             k: r.k,
             l: r.l,
@@ -290,7 +308,7 @@ impl Apbf {
                 Layout::Blocked => vec![],
             },
             ones: 0,
-            probe_all: s <= 64 && words <= IN_CACHE_WORDS,
+            probe_all: s <= 64 && n_words <= IN_CACHE_WORDS,
         })
     }
 
@@ -365,7 +383,7 @@ impl Apbf {
                         .map(|w| u64::from(w.count_ones()))
                         .sum(),
                     Layout::Blocked => (0..self.stride)
-                        .map(|b| u64::from(self.words[b * self.s + phys].count_ones()))
+                        .map(|b| u64::from(self.words[self.base + b * self.s + phys].count_ones()))
                         .sum(),
                 };
                 ones as f64 / self.m as f64
@@ -395,7 +413,7 @@ impl Apbf {
                 // measurably raised the rate above the model.)
                 let chunk = rehash(hash, BLOCK_SALT ^ (phys / 10) as u64);
                 let i = (chunk >> ((phys % 10) * 6)) & 63;
-                (block * self.s + phys, 1u64 << i)
+                (self.base + block * self.s + phys, 1u64 << i)
             }
         }
     }
@@ -466,9 +484,10 @@ impl Apbf {
                 const AHEAD: usize = 64;
                 let sparse = self.ones < (s * n / 8) as u64;
                 let mut cleared = 0u64;
+                let first = self.base + phys;
                 for b in 0..n {
-                    crate::raw::prefetch_word(&self.words, phys + (b + AHEAD).min(n - 1) * s);
-                    let w = &mut self.words[phys + b * s];
+                    crate::raw::prefetch_word(&self.words, first + (b + AHEAD).min(n - 1) * s);
+                    let w = &mut self.words[first + b * s];
                     if !sparse || *w != 0 {
                         cleared += u64::from(w.count_ones());
                         *w = 0;
@@ -483,6 +502,9 @@ impl Apbf {
         self.count = 0;
     }
 }
+
+/// Words in a 64-byte cache line.
+const LINE_WORDS: usize = 8;
 
 /// Plain APBFs of at most this many words (1 MiB) read every slice's bit on a query instead of
 /// scanning with early exit (same verdict): a core's L2 holds them.
@@ -612,7 +634,8 @@ impl Apbf {
         let newest = u64::MAX >> (64 - k);
         // The k newest positions in physical order.
         let ins = rotate_left(newest, head, s, all);
-        let words = &mut self.words[block * s..block * s + s];
+        let start = self.base + block * s;
+        let words = &mut self.words[start..start + s];
         let mut phys_bits = 0u64;
         for (c, chunk_words) in words.chunks_mut(10).enumerate() {
             let chunk = rehash(hash, BLOCK_SALT ^ c as u64);
@@ -665,7 +688,7 @@ impl DuplicateFilter for Apbf {
                 }
             }
             Layout::Blocked => {
-                let base = reduce(hash, self.stride as u64) as usize * self.s;
+                let base = self.base + reduce(hash, self.stride as u64) as usize * self.s;
                 crate::raw::prefetch_word(&self.words, base);
                 crate::raw::prefetch_word(&self.words, base + self.s - 1);
             }
