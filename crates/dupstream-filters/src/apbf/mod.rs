@@ -37,24 +37,28 @@
 //! [`WindowSizing`] the `g`, `m` and bits.
 //!
 //! **Blocked variant.** Each slice is cut into `m/64` blocks of one 64-bit word, and block `b`
-//! of all `k + l` slices is stored contiguously (`(k + l)` words per block). An element maps
-//! to one block `b` and sets/probes one bit of that block's word in each slice, so an insertion
-//! touches `k` consecutive words (1–2 cache lines when `k ≤ 8`, 2–3 beyond) and a query scans
-//! the `k + l` words of one block. A shift clears word `j` of every block (a strided pass,
-//! once per `g` insertions). Blocks receive unequal loads (Poisson with mean `g·64/m` per
-//! generation), which raises the rate above the unblocked one; [`blocked_false_positive_rate`]
-//! evaluates that model.
+//! of all `k + l` slices is stored contiguously (`(k + l)` words per block, block 0 on a 64-byte
+//! line). An element maps to one block `b` by one hash and sets/probes one bit of that block's
+//! word in each slice, so a step (query then insertion) reads and writes the `k + l` words of
+//! one block: one or two cache lines when `k + l ≤ 9` (1.75 on average at `(4, 3)`), two at
+//! `(7, 5)` (its 96-byte blocks start at 0 or 32 bytes into a line), two or three up to 17
+//! slices ([`cells_per_element`] averages them). A shift clears word `j` of every block (a
+//! strided pass, once per `g` insertions). Blocks receive unequal loads (Poisson with mean
+//! `g·64/m` per generation), which raises the rate above the unblocked one;
+//! [`blocked_false_positive_rate`] evaluates that model.
 //!
 //! **Speed.** A step within a generation is fused: the insertion's `k` cells are read before
 //! being set and answer the query's probes below position `k`; a plain filter in cache
 //! (≤ 1 MiB) then reads the other `l` bits and finds a run of `k` ones in a mask without
 //! branches, a larger one scans on with the paper's early exit (each probe saved is a line not
-//! fetched); a blocked one reads its block into a mask (`k + l ≤ 64`). The step that ends a
-//! generation, and blocked filters of more than 64 slices, query then insert as above
-//! (same verdicts and state, tested). Each slice keeps its count of set bits, so a shift writes
-//! its slice without reading it (plain: a memset); the blocked shift reads word `j` of every
-//! block and writes only non-zero ones when the slice is sparse. The clearing, `m/g` bits per
-//! element, is inherent and dominates out of cache in a filter much larger than its window
+//! fetched); a blocked one reads its block into a mask and sets the insertion's bits in the
+//! same pass over its words (`k + l ≤ 64`), every line of the block prefetched. The step that
+//! ends a generation, and blocked filters of more than 64 slices, query then insert as above
+//! (same verdicts and state, tested). Each plain slice keeps its count of set bits, so a shift
+//! writes its slice without reading it (a memset); a blocked filter keeps the total instead,
+//! and its shift reads word `j` of every block, counting its bits, and writes only non-zero
+//! ones when the slices are sparse. The clearing, `m/g` bits per element, is inherent and
+//! dominates out of cache in a filter much larger than its window
 //! ([`cleared_lines_per_element`]).
 //!
 //! Readings (the paper's full text was not available here; its abstract, and the public
@@ -68,7 +72,11 @@
 //! - The shift happens when an insertion finds the generation full (before inserting), and the
 //!   query of an element precedes its insertion; this fixes the window bounds above.
 //! - The blocked layout is our reading of the abstract's "2–3 cache-line accesses per insertion
-//!   and around 2–4 per query"; the paper's exact block geometry may differ.
+//!   and around 2–4 per query"; the paper's exact block geometry may differ. One line per
+//!   insertion would need the block of all `k + l` slices in one line: a line-aligned block of
+//!   at most 8 words leaves `8 − (k + l)` words of each line unused (`(4, 3)`: 1/8 more memory
+//!   for the same `m`), or a block of 512 bits split `⌊512/(k + l)⌋` bits per slice changes
+//!   which cells an element maps to, and so the verdicts. Neither is this structure.
 //! - Occupancy is the load (fraction of bits set over all slices), kept as a running count.
 
 use crate::error::{Error, Result, ensure};
@@ -689,8 +697,12 @@ impl DuplicateFilter for Apbf {
             }
             Layout::Blocked => {
                 let base = self.base + reduce(hash, self.stride as u64) as usize * self.s;
-                crate::raw::prefetch_word(&self.words, base);
-                crate::raw::prefetch_word(&self.words, base + self.s - 1);
+                // Every line of the block: its word at each multiple of 8 and its last word.
+                let last = base + self.s - 1;
+                for w in (base..last).step_by(LINE_WORDS) {
+                    crate::raw::prefetch_word(&self.words, w);
+                }
+                crate::raw::prefetch_word(&self.words, last);
             }
         }
     }
