@@ -52,7 +52,8 @@
 //! (≤ 1 MiB) then reads the other `l` bits and finds a run of `k` ones in a mask without
 //! branches, a larger one scans on with the paper's early exit (each probe saved is a line not
 //! fetched); a blocked one reads its block into a mask and sets the insertion's bits in the
-//! same pass over its words (`k + l ≤ 64`), every line of the block prefetched. The step that
+//! same pass over its words (`k + l ≤ 64`; only the insertion's `k` words are written, so a
+//! line it does not set stays clean), every line of the block prefetched. The step that
 //! ends a generation, and blocked filters of more than 64 slices, query then insert as above
 //! (same verdicts and state, tested). Each plain slice keeps its count of set bits, so a shift
 //! writes its slice without reading it (a memset); a blocked filter keeps the total instead,
@@ -652,7 +653,11 @@ impl Apbf {
                 let i = (chunk >> (t * 6)) & 63;
                 let old = *w;
                 phys_bits |= (old >> i & 1) << (c * 10 + t);
-                *w = old | (set >> t & 1) << i;
+                // Only the insertion's words are written (a line it does not set stays
+                // clean); which they are changes once a generation, so the branch predicts.
+                if set >> t & 1 == 1 {
+                    *w = old | 1 << i;
+                }
             }
         }
         let logical = rotate_left(phys_bits, s - head, s, all);
