@@ -1,0 +1,115 @@
+//! Text for the pages: escaped, linked, rendered from Markdown, sizes in binary units.
+
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Text escaped for HTML.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A relative link to `path` (components joined by `/`, each percent-encoded as needed).
+pub fn href(path: &Path) -> String {
+    path.components()
+        .map(|c| {
+            let s = c.as_os_str().to_string_lossy();
+            let mut out = String::new();
+            for b in s.bytes() {
+                if b.is_ascii_alphanumeric() || b"-._~+=,".contains(&b) {
+                    out.push(b as char);
+                } else {
+                    let _ = write!(out, "%{b:02X}");
+                }
+            }
+            out
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Markdown rendered as HTML (tables included). Raw HTML in the Markdown is shown as text,
+/// never executed: a label or description is the user's text, and the page runs no script.
+pub fn markdown(md: &str) -> String {
+    use pulldown_cmark::{Event, Options, Parser, html};
+    let events = Parser::new_ext(md, Options::ENABLE_TABLES).map(|e| match e {
+        Event::Html(t) | Event::InlineHtml(t) => Event::Text(t),
+        e => e,
+    });
+    let mut out = String::new();
+    html::push_html(&mut out, events);
+    out
+}
+
+/// A Markdown file's text without its first line when that is a level-1 heading: the page
+/// has its own title.
+pub(super) fn without_title(md: &str) -> &str {
+    match md.strip_prefix("# ") {
+        Some(rest) => rest.split_once('\n').map_or("", |(_, body)| body),
+        None => md,
+    }
+}
+
+pub(super) fn human_bytes(b: u64) -> String {
+    match b {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{b} B"),
+    }
+}
+
+/// A JSON value as text for a table cell.
+pub(super) fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "—".into(),
+        Value::Array(a) => a.iter().map(value_text).collect::<Vec<_>>().join(" "),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_links_and_markdown_tables() {
+        assert_eq!(escape("<a & 'b'>"), "&lt;a &amp; &#39;b&#39;&gt;");
+        assert_eq!(
+            href(Path::new("run 1/rates_vs_length-10000 bits-0.png")),
+            "run%201/rates_vs_length-10000%20bits-0.png"
+        );
+        let html = markdown("| a | b |\n|---|---|\n| **1** | 2 |\n");
+        assert!(
+            html.contains("<table>") && html.contains("<strong>1</strong>"),
+            "{html}"
+        );
+        // A label's HTML is text, in a table cell as in a paragraph.
+        for md in [
+            "| a |\n|---|\n| <script>alert(1)</script> |\n",
+            "<img src=x onerror=alert(1)>\n",
+            "x <b onclick=alert(1)>y</b>\n",
+        ] {
+            let html = markdown(md);
+            assert!(
+                !html.contains("<script") && !html.contains("<img") && !html.contains("<b "),
+                "{html}"
+            );
+            assert!(html.contains("&lt;"), "{html}");
+        }
+        assert_eq!(without_title("# T\n\nbody\n"), "\nbody\n");
+        assert_eq!(without_title("body"), "body");
+    }
+}
