@@ -1,12 +1,12 @@
 //! The root page over many results directories, and which runs supersede which.
 
+use super::grid::Grid;
 use super::is_results_dir;
 use super::page::{INDEX, page};
 use super::run_page::write_run;
-use super::text::{escape, href, value_text};
+use super::text::{duration, escape, href, value_text};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The results directories under `root` (itself included), sorted; `cells/` directories
@@ -45,6 +45,24 @@ struct IndexRun {
     manifest: Value,
     /// `(within tolerance, compared)` cells of its `table.csv`, when it has paper values.
     tolerance: Option<(usize, usize)>,
+    /// Whether the root's `canonical.toml` names it: the run the documents cite.
+    canonical: bool,
+}
+
+/// The file under a root of results naming each experiment's canonical run.
+const CANONICAL: &str = "canonical.toml";
+
+/// The runs `root/canonical.toml` names, as directories relative to `root`; none without
+/// that file.
+fn canonical_dirs(root: &Path) -> Result<Vec<PathBuf>> {
+    let path = root.join(CANONICAL);
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    Ok(crate::report::docs::canonical_runs(&path)?
+        .into_iter()
+        .map(|(experiment, dir)| Path::new(&experiment).join(dir))
+        .collect())
 }
 
 /// The cells of a `table.csv` within tolerance of the paper and the cells compared, when
@@ -92,9 +110,11 @@ pub fn latest_runs(runs: &[(&Path, &Value)]) -> Vec<Option<usize>> {
 }
 
 /// Writes a page in every results directory under `root` and `root/index.html` listing
-/// them (the latest run of each experiment and scale marked, the others superseded, each
-/// with its count of cells within tolerance of the paper), linking to the `leaderboard`
-/// page when there is one (a path under `root`); returns the root page and the run pages.
+/// them, each with its count of cells within tolerance of the paper: the canonical run of
+/// each experiment (named in `root/canonical.toml`) in bold, the latest run of each
+/// experiment and scale marked latest, the others superseded (greyed unless canonical);
+/// linking to the `leaderboard` page when there is one (a path under `root`). Returns the
+/// root page and the run pages.
 pub fn write_root(root: &Path, leaderboard: Option<&Path>) -> Result<(PathBuf, Vec<PathBuf>)> {
     let dirs: Vec<PathBuf> = results_dirs(root)?
         .into_iter()
@@ -106,6 +126,7 @@ pub fn write_root(root: &Path, leaderboard: Option<&Path>) -> Result<(PathBuf, V
             root.display()
         );
     }
+    let canonical = canonical_dirs(root)?;
     let mut pages = Vec::new();
     let mut runs: Vec<IndexRun> = Vec::new();
     for d in &dirs {
@@ -119,55 +140,10 @@ pub fn write_root(root: &Path, leaderboard: Option<&Path>) -> Result<(PathBuf, V
         };
         runs.push(IndexRun {
             tolerance: within_tolerance(&d.join("table.csv")),
+            canonical: canonical.contains(&rel),
             rel,
             manifest,
         });
-    }
-    let pairs: Vec<(&Path, &Value)> = runs
-        .iter()
-        .map(|r| (r.rel.as_path(), &r.manifest))
-        .collect();
-    let latest = latest_runs(&pairs);
-    let mut rows = String::new();
-    let mut last_experiment = String::new();
-    for (i, run) in runs.iter().enumerate() {
-        let m = &run.manifest;
-        let experiment = m["experiment"].as_str().unwrap_or("?").to_string();
-        if experiment != last_experiment {
-            let _ = writeln!(
-                rows,
-                "<tr><th colspan=\"8\">{}</th></tr>",
-                escape(&experiment)
-            );
-            last_experiment = experiment;
-        }
-        let (class, status) = match latest[i] {
-            None => ("latest", "latest".to_string()),
-            Some(j) => (
-                "superseded",
-                format!(
-                    "superseded by {}",
-                    escape(&runs[j].rel.display().to_string())
-                ),
-            ),
-        };
-        let tolerance = run
-            .tolerance
-            .map_or("—".into(), |(ok, of)| format!("{ok} of {of}"));
-        let cells = m["cells"].as_array().map_or(0, Vec::len);
-        let _ = writeln!(
-            rows,
-            "<tr class=\"{class}\"><td><a href=\"{}\">{}</a></td><td>{status}</td><td>{}</td><td>{}</td><td>{}</td><td>{tolerance}</td><td>{}</td><td>{}</td></tr>",
-            href(&run.rel.join(INDEX)),
-            escape(&run.rel.display().to_string()),
-            escape(&value_text(&m["git_revision"])),
-            escape(&value_text(&m["scale"])),
-            cells,
-            m["wall_secs_total"]
-                .as_f64()
-                .map_or("—".into(), |s| format!("{s:.1} s")),
-            escape(&value_text(&m["description"]))
-        );
     }
     let board = leaderboard.map_or(String::new(), |page| {
         format!(
@@ -175,11 +151,87 @@ pub fn write_root(root: &Path, leaderboard: Option<&Path>) -> Result<(PathBuf, V
             href(page.strip_prefix(root).unwrap_or(page))
         )
     });
+    let legend = if canonical.is_empty() {
+        format!(
+            "No {CANONICAL} here names canonical runs. Of the runs of one experiment at one scale, the one started last is marked latest and the others superseded (grey)."
+        )
+    } else {
+        format!(
+            "<strong>canonical</strong> (the only bold): the run of its experiment that the documents cite, as {CANONICAL} names it. Of the runs of one experiment at one scale, the one started last is marked latest and the others superseded; a superseded run is grey unless it is canonical."
+        )
+    };
     let body = format!(
-        "<h1>Results</h1>\n{board}<p class=\"muted\">{} results directories. Of the runs of one experiment at one scale, the one started last is marked latest and the others superseded.</p>\n<div class=\"scroll\"><table>\n<tr><th>directory</th><th>status</th><th>revision</th><th>scale</th><th>cells</th><th>within tolerance of the paper</th><th>wall time</th><th>description</th></tr>\n{rows}</table></div>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
-        dirs.len()
+        "<h1>Results</h1>\n{board}<p class=\"muted\">{} results directories. {legend}</p>\n{}<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
+        dirs.len(),
+        index_table(&runs)
     );
     let path = root.join(INDEX);
     crate::record::atomic_write(&path, page("dupstream results", &body).as_bytes())?;
     Ok((path, pages))
+}
+
+/// A run's status on the index, `(row class, text)`: canonical or not, and superseded by
+/// `later` (a directory) or the latest.
+fn status(canonical: bool, later: Option<&Path>) -> (&'static str, String) {
+    let later = later.map(|p| escape(&p.display().to_string()));
+    match (canonical, later) {
+        (true, None) => ("canonical", "<strong>canonical</strong>, latest".into()),
+        (true, Some(l)) => (
+            "canonical",
+            format!("<strong>canonical</strong>; a later run: {l}"),
+        ),
+        (false, None) => ("latest", "latest".into()),
+        (false, Some(l)) => ("superseded", format!("superseded by {l}")),
+    }
+}
+
+/// The index's table: the runs by experiment, each with its status ([`status`]).
+fn index_table(runs: &[IndexRun]) -> String {
+    let pairs: Vec<(&Path, &Value)> = runs
+        .iter()
+        .map(|r| (r.rel.as_path(), &r.manifest))
+        .collect();
+    let latest = latest_runs(&pairs);
+    let mut grid = Grid::new(&[
+        "run",
+        "status",
+        "revision",
+        "scale",
+        "cells",
+        "within tolerance of the paper",
+        "wall time",
+        "description",
+    ]);
+    let mut last_experiment = None;
+    for (i, run) in runs.iter().enumerate() {
+        let m = &run.manifest;
+        let experiment = m["experiment"].as_str().unwrap_or("?");
+        if last_experiment != Some(experiment) {
+            grid.group(escape(experiment));
+            last_experiment = Some(experiment);
+        }
+        let (class, status) = status(run.canonical, latest[i].map(|j| runs[j].rel.as_path()));
+        let tolerance = run
+            .tolerance
+            .map_or("—".into(), |(ok, of)| format!("{ok} of {of}"));
+        let name = run.rel.file_name().unwrap_or(run.rel.as_os_str());
+        grid.row_of_class(
+            class,
+            vec![
+                format!(
+                    "<a href=\"{}\">{}</a>",
+                    href(&run.rel.join(INDEX)),
+                    escape(&name.to_string_lossy())
+                ),
+                status,
+                escape(&value_text(&m["git_revision"])),
+                escape(&value_text(&m["scale"])),
+                m["cells"].as_array().map_or(0, Vec::len).to_string(),
+                tolerance,
+                duration(m["wall_secs_total"].as_f64()),
+                escape(&value_text(&m["description"])),
+            ],
+        );
+    }
+    grid.to_html()
 }

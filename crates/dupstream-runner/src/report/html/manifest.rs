@@ -1,72 +1,75 @@
 //! The manifest section of a run page: its summary, streams and cells.
 
-use super::text::{escape, human_bytes, value_text};
+use super::grid::Grid;
+use super::text::{duration, escape, human_bytes, iso_utc, value_text};
 use serde_json::Value;
-use std::fmt::Write as _;
+
+/// A manifest field's value as text for a person: sizes in binary units, durations in
+/// seconds, minutes and hours, Unix times as ISO 8601 dates (UTC), an object's fields in
+/// turn.
+fn field_text(key: &str, v: &Value) -> String {
+    match v {
+        Value::Number(n) if key.ends_with("bytes") => n.as_u64().map_or(n.to_string(), human_bytes),
+        Value::Number(n) if key.ends_with("secs") || key.ends_with("secs_total") => {
+            duration(n.as_f64())
+        }
+        Value::Number(n) if key.ends_with("unix") => n.as_i64().map_or(n.to_string(), iso_utc),
+        Value::Object(o) => o
+            .iter()
+            .map(|(k, v)| format!("{k}: {}", field_text(k, v)))
+            .collect::<Vec<_>>()
+            .join("; "),
+        v => value_text(v),
+    }
+}
 
 /// The manifest's summary: its scalar fields and the machine's, then per-cell timings when
 /// `cells_table` (a run without `cells.csv`).
 pub(super) fn manifest_html(m: &Value, cells_table: bool) -> String {
-    let mut out = String::from("<div class=\"scroll\"><table>\n");
     let Some(obj) = m.as_object() else {
         return String::new();
     };
-    for (k, v) in obj {
-        let text = match (k.as_str(), v) {
-            ("streams" | "cells", _) => continue,
-            (k, Value::Number(n)) if k.ends_with("bytes") => {
-                n.as_u64().map_or(n.to_string(), human_bytes)
-            }
-            (k, Value::Number(n)) if k.ends_with("secs") || k.ends_with("secs_total") => {
-                n.as_f64().map_or(n.to_string(), |s| format!("{s:.1} s"))
-            }
-            (_, Value::Object(o)) => o
-                .iter()
-                .map(|(k, v)| format!("{k}: {}", value_text(v)))
-                .collect::<Vec<_>>()
-                .join("; "),
-            (_, v) => value_text(v),
-        };
-        let _ = writeln!(
-            out,
-            "<tr><th>{}</th><td>{}</td></tr>",
-            escape(k),
-            escape(&text)
-        );
+    let mut summary = Grid::new(&["field", "value"]);
+    for (k, v) in obj
+        .iter()
+        .filter(|(k, _)| !["streams", "cells"].contains(&k.as_str()))
+    {
+        summary.row(vec![escape(k), escape(&field_text(k, v))]);
     }
-    out.push_str("</table></div>\n");
+    let mut out = summary.to_html();
     if let Some(streams) = m["streams"].as_array().filter(|s| !s.is_empty()) {
-        out.push_str("<h3>Streams</h3>\n<div class=\"scroll\"><table>\n<tr><th>stream</th><th>n (as run)</th><th>distinct</th><th>ground truth</th></tr>\n");
+        let mut grid = Grid::new(&["stream", "n (as run)", "distinct", "ground truth"]);
         for s in streams {
-            let _ = writeln!(
-                out,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2} s ({})</td></tr>",
+            grid.row(vec![
                 escape(&value_text(&s["stream"])),
                 value_text(&s["n"]),
                 value_text(&s["distinct"]),
-                s["ground_truth_secs"].as_f64().unwrap_or(f64::NAN),
-                escape(&value_text(&s["oracle"]))
-            );
+                format!(
+                    "{} ({})",
+                    duration(s["ground_truth_secs"].as_f64()),
+                    escape(&value_text(&s["oracle"]))
+                ),
+            ]);
         }
-        out.push_str("</table></div>\n");
+        out.push_str("<h3>Streams</h3>\n");
+        out.push_str(&grid.to_html());
     }
     if let Some(cells) = m["cells"]
         .as_array()
         .filter(|c| !c.is_empty() && cells_table)
     {
-        out.push_str("<h3>Cells</h3>\n<div class=\"scroll\"><table>\n<tr><th>cell</th><th>structure</th><th>elements</th><th>wall (s)</th><th>ns/element</th></tr>\n");
+        let mut grid = Grid::new(&["cell", "structure", "elements", "wall", "ns/element"]);
         for c in cells {
-            let _ = writeln!(
-                out,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.1}</td></tr>",
+            grid.row(vec![
                 value_text(&c["cell"]),
                 escape(&value_text(&c["label"])),
                 value_text(&c["elements"]),
-                c["wall_secs"].as_f64().unwrap_or(f64::NAN),
-                c["ns_per_element"].as_f64().unwrap_or(f64::NAN)
-            );
+                duration(c["wall_secs"].as_f64()),
+                format!("{:.1}", c["ns_per_element"].as_f64().unwrap_or(f64::NAN)),
+            ]);
         }
-        out.push_str("</table></div>\n");
+        out.push_str("<h3>Cells</h3>\n");
+        out.push_str(&grid.to_html());
     }
     out
 }
@@ -75,25 +78,31 @@ pub(super) fn manifest_html(m: &Value, cells_table: bool) -> String {
 /// seed, parameters, final rates and timing.
 pub(super) fn cells_html(rows: &[crate::record::CellRow]) -> String {
     let pct = |v: Option<f64>| v.map_or("—".into(), |v| format!("{:.4}", v * 100.0));
-    let mut out = String::from(
-        "<h3>Cells</h3>\n<div class=\"scroll\"><table>\n<tr><th>cell</th><th>configuration</th><th>memory</th><th>stream</th><th>seed</th><th>FPR (%)</th><th>FNR (%)</th><th>wall (s)</th><th>ns/element</th><th>parameters as run</th></tr>\n",
-    );
+    let mut grid = Grid::new(&[
+        "cell",
+        "configuration",
+        "memory",
+        "stream",
+        "seed",
+        "FPR (%)",
+        "FNR (%)",
+        "wall",
+        "ns/element",
+        "parameters as run",
+    ]);
     for r in rows {
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.1}</td><td>{}</td></tr>",
-            r.cell,
+        grid.row(vec![
+            r.cell.to_string(),
             escape(&r.config),
             escape(&r.memory),
             escape(&r.stream),
-            r.seed,
+            r.seed.to_string(),
             pct(r.fpr),
             pct(r.fnr),
-            r.wall_secs,
-            r.ns_per_element,
-            escape(&r.params.to_string().replace(';', "; "))
-        );
+            duration(Some(r.wall_secs)),
+            format!("{:.1}", r.ns_per_element),
+            escape(&r.params.to_string().replace(';', "; ")),
+        ]);
     }
-    out.push_str("</table></div>\n");
-    out
+    format!("<h3>Cells</h3>\n{}", grid.to_html())
 }

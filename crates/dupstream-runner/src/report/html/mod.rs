@@ -14,6 +14,7 @@
 //! `manifest` and `figures`, and `index` (the root page over many runs).
 
 mod figures;
+mod grid;
 mod index;
 mod manifest;
 mod page;

@@ -1,6 +1,7 @@
 //! A results directory's page: read the directory, then write its sections.
 
 use super::figures::{chart_kinds, charts, figures_html};
+use super::grid::Grid;
 use super::is_results_dir;
 use super::manifest::{cells_html, manifest_html};
 use super::page::{INDEX, page};
@@ -143,7 +144,7 @@ impl RunPage {
         for (n, md) in &self.tables {
             let _ = writeln!(
                 out,
-                "<div class=\"markdown scroll\">{}</div>\n<p class=\"muted\">From <a href=\"{}\">{}</a>.</p>",
+                "<div class=\"markdown\">{}</div>\n<p class=\"muted\">From <a href=\"{}\">{}</a>.</p>",
                 markdown(without_title(md)),
                 href(Path::new(n)),
                 escape(n)
@@ -180,22 +181,17 @@ impl RunPage {
 
     /// Every file of the directory, linked, with its size.
     fn files_html(&self) -> String {
-        let mut out = String::from(
-            "<h2 id=\"files\">Files</h2>\n<div class=\"scroll\"><table>\n<tr><th>file</th><th>size</th></tr>\n",
-        );
+        let mut grid = Grid::new(&["file", "size"]);
         for (n, size) in &self.files {
-            let _ = writeln!(
-                out,
-                "<tr><td><a href=\"{}\">{}</a></td><td>{}</td></tr>",
-                href(Path::new(n)),
-                escape(n),
-                human_bytes(*size)
-            );
+            grid.row(vec![
+                format!("<a href=\"{}\">{}</a>", href(Path::new(n)), escape(n)),
+                human_bytes(*size),
+            ]);
         }
-        out.push_str(
-            "</table></div>\n<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
-        );
-        out
+        format!(
+            "<h2 id=\"files\">Files</h2>\n{}<p class=\"muted\">Written by <code>dupstream report</code>.</p>\n",
+            grid.to_html()
+        )
     }
 }
 

@@ -1,5 +1,6 @@
 //! Text for the pages: escaped, linked, rendered from Markdown, sizes in binary units.
 
+use super::grid::Grid;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -39,16 +40,26 @@ pub fn href(path: &Path) -> String {
         .join("/")
 }
 
-/// Markdown rendered as HTML (tables included). Raw HTML in the Markdown is shown as text,
-/// never executed: a label or description is the user's text, and the page runs no script.
+/// Markdown rendered as HTML, its tables as [`Grid`]s that fit the page. Raw HTML in the
+/// Markdown is shown as text, never executed: a label or description is the user's text,
+/// and the page runs no script.
 pub fn markdown(md: &str) -> String {
-    use pulldown_cmark::{Event, Options, Parser, html};
-    let events = Parser::new_ext(md, Options::ENABLE_TABLES).map(|e| match e {
+    use pulldown_cmark::{Event, Options, Parser, Tag, html};
+    let mut events = Parser::new_ext(md, Options::ENABLE_TABLES).map(|e| match e {
         Event::Html(t) | Event::InlineHtml(t) => Event::Text(t),
         e => e,
     });
     let mut out = String::new();
-    html::push_html(&mut out, events);
+    let mut pending = Vec::new();
+    while let Some(e) = events.next() {
+        if let Event::Start(Tag::Table(_)) = e {
+            html::push_html(&mut out, pending.drain(..));
+            out.push_str(&Grid::from_markdown(&mut events).to_html());
+        } else {
+            pending.push(e);
+        }
+    }
+    html::push_html(&mut out, pending.into_iter());
     out
 }
 
@@ -68,6 +79,26 @@ pub(super) fn human_bytes(b: u64) -> String {
         b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
         b => format!("{b} B"),
     }
+}
+
+/// A duration for a person: `38.4 s`, `6 min 35 s`, `2 h 05 min` (`—` when unknown).
+pub(super) fn duration(secs: Option<f64>) -> String {
+    match secs {
+        Some(s) if s.is_finite() && (0.0..1.0).contains(&s) => format!("{s:.2} s"),
+        s => crate::report::docs::secs(s),
+    }
+}
+
+/// A Unix time as an ISO 8601 date and time, UTC: `2026-11-24T05:58:04Z`.
+pub(super) fn iso_utc(unix_secs: i64) -> String {
+    let day = unix_secs.rem_euclid(86_400);
+    format!(
+        "{}T{:02}:{:02}:{:02}Z",
+        crate::record::probe::date_of(unix_secs),
+        day / 3600,
+        day % 3600 / 60,
+        day % 60
+    )
 }
 
 /// A JSON value as text for a table cell.
@@ -93,7 +124,7 @@ mod tests {
         );
         let html = markdown("| a | b |\n|---|---|\n| **1** | 2 |\n");
         assert!(
-            html.contains("<table>") && html.contains("<strong>1</strong>"),
+            html.contains("<table") && html.contains("<strong>1</strong>"),
             "{html}"
         );
         // A label's HTML is text, in a table cell as in a paragraph.
@@ -111,5 +142,18 @@ mod tests {
         }
         assert_eq!(without_title("# T\n\nbody\n"), "\nbody\n");
         assert_eq!(without_title("body"), "body");
+    }
+
+    #[test]
+    fn times_for_a_person() {
+        assert_eq!(duration(Some(143.2)), "2 min 23 s");
+        assert_eq!(duration(Some(394.9)), "6 min 35 s");
+        assert_eq!(duration(Some(7.22)), "7.2 s");
+        assert_eq!(duration(Some(0.034)), "0.03 s");
+        assert_eq!(duration(Some(7530.0)), "2 h 06 min");
+        assert_eq!(duration(None), "—");
+        // 1,795,499,884 s after 1970-01-01T00:00:00Z: 20,781 days and 5:58:04 (21,484 s).
+        assert_eq!(iso_utc(1_795_499_884), "2026-11-24T05:58:04Z");
+        assert_eq!(iso_utc(0), "1970-01-01T00:00:00Z");
     }
 }
