@@ -77,22 +77,29 @@ pub(super) fn figures_html(charts: &[(String, Option<String>)]) -> String {
 }
 
 /// A chart as a figure: the image `img` (a relative path), linked to its `png` when there
-/// is one, captioned with its name and links to both files.
+/// is one, captioned with its name and links to both files. On a narrow screen, where a
+/// chart drawn for the page's full width is too small to read, the caption leads with a link
+/// to the chart at full size.
 pub fn figure(img: &str, png: Option<&str>) -> String {
+    let full = href(Path::new(png.unwrap_or(img)));
     let mut out = format!(
-        "<figure><a href=\"{}\"><img src=\"{}\" alt=\"{}\" loading=\"lazy\"></a>\n<figcaption>{}",
-        href(Path::new(png.unwrap_or(img))),
+        "<figure><a href=\"{full}\"><img src=\"{}\" alt=\"{}\" loading=\"lazy\"></a>\n<figcaption><a class=\"narrow\" href=\"{full}\">Open the chart at full size</a> {}",
         href(Path::new(img)),
         escape(img),
         escape(img.rsplit_once('.').map_or(img, |p| p.0))
     );
-    if let Some(png) = png {
-        let _ = write!(
-            out,
-            " — <a href=\"{}\">PNG (300 dpi)</a> · <a href=\"{}\">SVG</a>",
-            href(Path::new(png)),
-            href(Path::new(img))
-        );
+    match png {
+        Some(png) => {
+            let _ = write!(
+                out,
+                " — <a href=\"{}\">PNG (300 dpi)</a> · <a href=\"{}\">SVG</a>",
+                href(Path::new(png)),
+                href(Path::new(img))
+            );
+        }
+        None => {
+            let _ = write!(out, " — <a href=\"{}\">full size</a>", href(Path::new(img)));
+        }
     }
     out.push_str("</figcaption></figure>\n");
     out
@@ -101,6 +108,27 @@ pub fn figure(img: &str, png: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_chart_links_to_itself_at_full_size_first_on_a_narrow_screen() {
+        for (img, png) in [("a b.svg", Some("a b.png")), ("c.svg", None)] {
+            let html = figure(img, png);
+            let full = href(Path::new(png.unwrap_or(img)));
+            let caption = html.split("<figcaption>").nth(1).unwrap();
+            assert!(
+                caption.starts_with(&format!(
+                    "<a class=\"narrow\" href=\"{full}\">Open the chart at full size</a>"
+                )),
+                "{html}"
+            );
+            // A chart without a PNG (as committed runs have) still names its full size.
+            assert!(
+                caption.contains(&format!("href=\"{}\"", href(Path::new(img)))),
+                "{html}"
+            );
+        }
+        assert!(super::super::page::page("t", "").contains("a.narrow { display: none; }"));
+    }
 
     #[test]
     fn charts_prefer_svg_and_put_the_pareto_chart_first() {

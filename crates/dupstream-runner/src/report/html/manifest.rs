@@ -106,3 +106,34 @@ pub(super) fn cells_html(rows: &[crate::record::CellRow]) -> String {
     }
     format!("<h3>Cells</h3>\n{}", grid.to_html())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_shows_times_and_sizes_for_a_person() {
+        let m = serde_json::json!({
+            "started_unix": 1_795_499_884,
+            "wall_secs_total": 143.2,
+            "peak_rss_bytes": 1_207_197_696,
+            "machine": { "memory_bytes": 25_276_502_016u64, "cores": 2 },
+            "streams": [{ "stream": "s", "n": 10, "distinct": 5, "ground_truth_secs": 7.22, "oracle": "bitmap" }],
+            "cells": [{ "cell": 0, "label": "SBF", "elements": 10, "wall_secs": 394.9, "ns_per_element": 1.0 }],
+        });
+        let html = manifest_html(&m, true);
+        for shown in [
+            "2026-11-24T05:58:04Z",
+            "2 min 23 s",
+            "1.1 GiB",
+            "memory_bytes: 23.5 GiB",
+            "7.2 s (bitmap)",
+            "6 min 35 s",
+        ] {
+            assert!(html.contains(shown), "{shown} not in {html}");
+        }
+        for raw in ["1795499884", "143.2", "25276502016", "394.9"] {
+            assert!(!html.contains(raw), "{raw} shown raw: {html}");
+        }
+    }
+}
