@@ -3,7 +3,7 @@
 //! area, one entry per series label across the whole chart, then the entries for the
 //! paper's values, the fronts, the bound and the zeros on a log axis where a panel has them.
 //!
-//! A series that lies on an earlier one (four in five of its points or more within 0.25 % of
+//! A series that lies on an earlier one (three in four of its points or more within 0.25 % of
 //! the axis's span, about a line's width, of the earlier series' at the same x, as SBF-rand31
 //! on SBF) is drawn dashed with hollow,
 //! larger markers, so that the one under it shows through, and its legend entry says so.
@@ -188,13 +188,12 @@ pub(super) const DASH: (f64, f64) = (7.0, 5.0);
 /// How much larger its hollow markers are than a filled one, to ring the marker under them.
 pub(super) const HOLLOW: f64 = 1.6;
 
-/// Whether series `b` lies on series `a` in some panel of lines (a chart of points shows
-/// each point's own marker): four in five of `b`'s points or more
-/// (two at least) have a point of `a` at the same x within 0.25 % of the panel's y span (of
+/// Whether series `b` lies on series `a` in some panel of lines (a chart of unjoined points
+/// shows each point's own marker): three in four of `b`'s points or more (two at least) have a point of `a` at the same x within 0.25 % of the panel's y span (of
 /// the logarithms on a log axis; about a line's width), so that `b`, drawn over `a`, would
 /// hide it.
 fn lies_on(panels: &[Panel], b: &str, a: &str) -> bool {
-    panels.iter().filter(|p| p.style == Style::Lines).any(|p| {
+    panels.iter().filter(|p| p.style != Style::Points).any(|p| {
         let find = |l: &str| p.series.iter().find(|s| s.label == l);
         let (Some(sa), Some(sb)) = (find(a), find(b)) else {
             return false;
@@ -224,7 +223,7 @@ fn lies_on(panels: &[Panel], b: &str, a: &str) -> bool {
             .iter()
             .filter(|pb| sa.points.iter().any(|pa| pa.0 == pb.0 && near(pa.1, pb.1)))
             .count();
-        close >= 2 && 5 * close >= 4 * sb.points.len()
+        close >= 2 && 4 * close >= 3 * sb.points.len()
     })
 }
 
