@@ -163,3 +163,90 @@ fn every_crate_carries_both_licences() {
     }
     assert!(root.join("CITATION.cff").is_file());
 }
+
+/// The justfile's recipes as `just --list` shows them: `(signature, description)`. The
+/// description is the recipe's `[doc("…")]`, else the one comment line right above its
+/// attributes; a comment of several lines is `None` (just would show only its last line, cut
+/// from the sentence it ends).
+fn listed_recipes() -> Vec<(String, Option<String>)> {
+    let text = std::fs::read_to_string(root().join("justfile")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let is_recipe = line.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            && line.contains(':')
+            && !line.contains(":=");
+        if !is_recipe {
+            continue;
+        }
+        let signature = line.split(':').next().unwrap().trim().to_string();
+        let mut above = i;
+        let mut doc = None;
+        while above > 0 && lines[above - 1].starts_with('[') {
+            above -= 1;
+            if let Some(d) = lines[above].strip_prefix("[doc(\"") {
+                doc = Some(d.trim_end_matches("\")]").to_string());
+            }
+        }
+        if doc.is_none() && above > 0 {
+            let comment = lines[above - 1].strip_prefix("# ");
+            let continued = above > 1 && lines[above - 2].starts_with('#');
+            doc = comment.filter(|_| !continued).map(str::to_string);
+        }
+        out.push((signature, doc));
+    }
+    out
+}
+
+#[test]
+fn every_recipe_has_a_description_that_fits_its_line_of_just_list() {
+    let listed = listed_recipes();
+    let width = listed.iter().map(|(s, _)| s.chars().count()).max().unwrap();
+    for (signature, doc) in &listed {
+        let Some(doc) = doc else {
+            panic!(
+                "justfile: recipe `{signature}` has no one-line description for `just --list` (a comment of several lines shows cut: give it a [doc(\"…\")])"
+            );
+        };
+        // `just --list`: 4 spaces, the signature padded to the longest, " # ", the description.
+        let line = 4 + width + 3 + doc.chars().count();
+        assert!(
+            line <= 100,
+            "justfile: `just --list` shows `{signature}` on {line} columns, over 100: {doc}"
+        );
+    }
+    assert!(
+        listed.iter().any(|(s, _)| s.starts_with("slurm ")),
+        "{listed:?}"
+    );
+}
+
+#[test]
+fn every_section_the_justfile_points_to_exists() {
+    let text = std::fs::read_to_string(root().join("justfile")).unwrap();
+    let mut checked = 0;
+    for (i, _) in text.match_indices(", \"") {
+        let before = &text[..i];
+        let file = before
+            .rsplit(|c: char| c == '(' || c.is_whitespace())
+            .next()
+            .unwrap();
+        let file = if file == "README" { "README.md" } else { file };
+        if !file.ends_with(".md") {
+            continue;
+        }
+        let section = text[i + 3..].split('"').next().unwrap();
+        let doc = std::fs::read_to_string(root().join(file))
+            .unwrap_or_else(|e| panic!("justfile points to {file}: {e}"));
+        assert!(
+            doc.lines()
+                .any(|l| l.starts_with('#') && l.trim_start_matches('#').trim() == section),
+            "justfile points to the section \"{section}\" of {file}, which has none"
+        );
+        checked += 1;
+    }
+    assert!(
+        checked > 0,
+        "no (file, \"section\") pointer found in the justfile"
+    );
+}

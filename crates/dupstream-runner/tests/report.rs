@@ -206,12 +206,39 @@ fn report_pages_link_only_to_files_and_render_in_a_headless_browser() {
         !no_up.contains("all results"),
         "no root page above: no link to one"
     );
+    // The documents cite the first run; the second, started later, supersedes it.
+    std::fs::write(
+        results.join("canonical.toml"),
+        "[runs]\nreport-small = \"a\"\n",
+    )
+    .unwrap();
     dupstream_ok(&["report", results.to_str().unwrap()]);
     let root_page = results.join("index.html");
     check_links(&root_page);
     let root_html = std::fs::read_to_string(&root_page).unwrap();
     assert!(root_html.contains("report-small/a/index.html"));
     assert!(root_html.contains("report-small/b%20run/index.html"));
+    // The canonical run is marked so, not greyed as superseded; bold marks it and nothing
+    // else, and the page says so.
+    let row = |dir: &str| {
+        root_html
+            .split("<tr")
+            .find(|r| r.contains(&format!("report-small/{dir}/index.html")))
+            .unwrap()
+            .split("</tr>")
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let (a, b) = (row("a"), row("b%20run"));
+    assert!(
+        a.contains("<strong>canonical</strong>") && a.contains("a later run: report-small/b run"),
+        "{a}"
+    );
+    assert!(!a.contains("superseded"), "the canonical run greyed: {a}");
+    assert!(b.contains(">latest<") && !b.contains("canonical"), "{b}");
+    assert_eq!(root_html.matches("<strong>").count(), 2, "{root_html}");
+    assert!(root_html.contains("(the only bold)"), "{root_html}");
     for run in &runs {
         let page = run.join("index.html");
         let images = check_links(&page);
@@ -229,7 +256,7 @@ fn report_pages_link_only_to_files_and_render_in_a_headless_browser() {
         assert!(charts >= 5, "{charts} charts");
         assert_eq!(images, charts, "every chart is on the page");
         assert!(
-            html.contains("<table>"),
+            html.contains("<table class=\"fit\">"),
             "the table, rendered from table.md"
         );
         for f in ["raw.csv", "streams.csv", "table.csv", "manifest.json"] {

@@ -2,9 +2,14 @@
 //! in every panel of a chart), and the legend drawn below the panels, outside every plot
 //! area, one entry per series label across the whole chart, then the entries for the
 //! paper's values, the fronts, the bound and the zeros on a log axis where a panel has them.
+//!
+//! A series that lies on an earlier one (three in four of its points or more within 0.25 % of
+//! the axis's span, about a line's width, of the earlier series' at the same x, as SBF-rand31
+//! on SBF) is drawn dashed with hollow,
+//! larger markers, so that the one under it shows through, and its legend entry says so.
 
 use super::canvas::{Px, SHAPES, Shape, TEXT_PX, err, shape_at, text_width};
-use super::panel::Panel;
+use super::panel::{Panel, Style};
 use anyhow::Result;
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
@@ -47,12 +52,15 @@ const PALETTE: [RGBColor; 25] = [
 pub(super) struct Look {
     pub(super) color: RGBColor,
     pub(super) shape: Shape,
+    /// Drawn dashed with hollow markers: it lies on an earlier series.
+    pub(super) dashed: bool,
 }
 
 /// The series labels of a chart in order of first appearance, each with its look.
 #[derive(Debug)]
 pub(super) struct Legend {
-    entries: Vec<(String, Look)>,
+    /// Each label, its look, and the earlier label it lies on, if any.
+    entries: Vec<(String, Look, Option<String>)>,
     paper: bool,
     front: bool,
     fronts: bool,
@@ -63,17 +71,23 @@ pub(super) struct Legend {
 
 impl Legend {
     pub(super) fn of(panels: &[Panel]) -> Self {
-        let mut entries: Vec<(String, Look)> = Vec::new();
+        let mut entries: Vec<(String, Look, Option<String>)> = Vec::new();
         for s in panels.iter().flat_map(|p| &p.series) {
-            if !entries.iter().any(|(l, _)| *l == s.label) {
+            if !entries.iter().any(|(l, _, _)| *l == s.label) {
                 let i = entries.len();
+                let under = entries
+                    .iter()
+                    .map(|(l, _, _)| l)
+                    .find(|l| lies_on(panels, &s.label, l))
+                    .cloned();
                 // Past the palette, colours repeat with the next shape, so no two series of
                 // the first 125 share both.
                 let look = Look {
                     color: PALETTE[i % PALETTE.len()],
                     shape: SHAPES[(i + i / PALETTE.len()) % SHAPES.len()],
+                    dashed: under.is_some(),
                 };
-                entries.push((s.label.clone(), look));
+                entries.push((s.label.clone(), look, under));
             }
         }
         Self {
@@ -97,10 +111,11 @@ impl Legend {
     }
 
     pub(super) fn look(&self, label: &str) -> Look {
-        self.entries.iter().find(|(l, _)| l == label).map_or(
+        self.entries.iter().find(|(l, _, _)| l == label).map_or(
             Look {
                 color: PALETTE[0],
                 shape: Shape::Circle,
+                dashed: false,
             },
             |e| e.1,
         )
@@ -111,7 +126,13 @@ impl Legend {
         let mut out: Vec<(Sample, String)> = self
             .entries
             .iter()
-            .map(|(l, look)| (Sample::Series(*look), l.clone()))
+            .map(|(l, look, under)| {
+                let text = match under {
+                    Some(u) => format!("{l} (dashed: lies on {u})"),
+                    None => l.clone(),
+                };
+                (Sample::Series(*look), text)
+            })
             .collect();
         if self.paper {
             out.push((Sample::Paper, "paper's value".into()));
@@ -162,6 +183,50 @@ impl Legend {
     }
 }
 
+/// The dash and gap (SVG pixels) of a series that lies on an earlier one.
+pub(super) const DASH: (f64, f64) = (7.0, 5.0);
+/// How much larger its hollow markers are than a filled one, to ring the marker under them.
+pub(super) const HOLLOW: f64 = 1.6;
+
+/// Whether series `b` lies on series `a` in some panel of lines (a chart of unjoined points
+/// shows each point's own marker): three in four of `b`'s points or more (two at least) have a point of `a` at the same x within 0.25 % of the panel's y span (of
+/// the logarithms on a log axis; about a line's width), so that `b`, drawn over `a`, would
+/// hide it.
+fn lies_on(panels: &[Panel], b: &str, a: &str) -> bool {
+    panels.iter().filter(|p| p.style != Style::Points).any(|p| {
+        let find = |l: &str| p.series.iter().find(|s| s.label == l);
+        let (Some(sa), Some(sb)) = (find(a), find(b)) else {
+            return false;
+        };
+        let log = p.is_log_y();
+        // On a log axis a value of 0 or less sits on the floor: it has no logarithm, takes
+        // no part in the span, and lies only on another such value.
+        let y = |v: f64| match log {
+            true if v > 0.0 => Some(v.log10()),
+            true => None,
+            false => Some(v),
+        };
+        let ys = p
+            .series
+            .iter()
+            .flat_map(|s| &s.points)
+            .filter_map(|pt| y(pt.1));
+        let (lo, hi) = ys.fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        let tol = 0.0025 * (hi - lo).max(f64::EPSILON);
+        let near = |a: f64, b: f64| match (y(a), y(b)) {
+            (Some(a), Some(b)) => (a - b).abs() <= tol,
+            (None, None) => true,
+            _ => false,
+        };
+        let close = sb
+            .points
+            .iter()
+            .filter(|pb| sa.points.iter().any(|pa| pa.0 == pb.0 && near(pa.1, pb.1)))
+            .count();
+        close >= 2 && 4 * close >= 3 * sb.points.len()
+    })
+}
+
 const LEGEND_PAD: f64 = 8.0;
 const LEGEND_ROW: f64 = 20.0;
 const SAMPLE_W: f64 = 26.0;
@@ -206,6 +271,17 @@ where
             let (sx, sy) = (px.i(x), px.i(y));
             let mid = (px.i(x + SAMPLE_W / 2.0), sy);
             match sample {
+                Sample::Series(look) if look.dashed => {
+                    area.draw(&DashedPathElement::new(
+                        vec![(sx, sy), (px.i(x + SAMPLE_W), sy)],
+                        px.i(DASH.0),
+                        px.i(DASH.1),
+                        look.color.stroke_width(px.u(2.0)),
+                    ))
+                    .map_err(err)?;
+                    let hollow = look.color.stroke_width(px.u(1.5));
+                    shape_at(area, mid, look.shape, px.i(3.5 * HOLLOW), hollow)?;
+                }
                 Sample::Series(look) => {
                     area.draw(&PathElement::new(
                         vec![(sx, sy), (px.i(x + SAMPLE_W), sy)],
@@ -278,5 +354,37 @@ mod tests {
             !Legend::of(&[panel(&[0.0, 1.0])]).zeros,
             "linear axis: 0 is a value"
         );
+    }
+
+    #[test]
+    fn a_series_on_another_is_dashed_and_named_so() {
+        use crate::report::charts::Series;
+        let series = |label: &str, ys: &[f64]| Series {
+            label: label.into(),
+            points: ys.iter().enumerate().map(|(i, &y)| (i as f64, y)).collect(),
+            band: None,
+        };
+        let mut p = panel(&[0.0, 10.0]);
+        p.log_y = Some(false);
+        // B on A but for one point in five; C apart by 0.5 % of the span (0.05 of 10).
+        p.series = vec![
+            series("A", &[0.0, 1.0, 2.0, 3.0, 4.0, 10.0]),
+            series("B", &[0.0, 1.0, 2.02, 3.0, 9.0]),
+            series("C", &[0.05, 1.05, 2.05, 3.05, 4.05]),
+        ];
+        let legend = Legend::of(std::slice::from_ref(&p));
+        assert!(!legend.look("A").dashed && legend.look("B").dashed && !legend.look("C").dashed);
+        // On a log axis, a 0 elsewhere (on the floor) does not widen the span: 10 % apart
+        // is apart.
+        let mut q = p.clone();
+        q.log_y = Some(true);
+        q.series = vec![
+            series("A", &[1.0, 2.0, 3.0, 40.0]),
+            series("B", &[1.1, 2.2, 3.3, 44.0]),
+            series("Z", &[0.0, 0.0, 5.0, 0.0]),
+        ];
+        assert!(!Legend::of(&[q]).look("B").dashed);
+        let texts: Vec<String> = legend.items().into_iter().map(|i| i.1).collect();
+        assert_eq!(texts, ["A", "B (dashed: lies on A)", "C"]);
     }
 }

@@ -3,9 +3,11 @@
 //! A run of one structure at several memory sizes gets one chart per stream with the memory
 //! sizes overlaid, as Deng & Rafiei Fig. 3 draws them.
 //!
-//! Occupancy is drawn as the structures report it, under the papers' names: SBF's "fraction
-//! of zeros" (Deng & Rafiei Fig. 3), the "load" (fraction of ones) of Bera et al. Fig. 11, the
-//! fraction of filled slots of the hash tables.
+//! Occupancy is drawn as the structures report it, under the papers' names, when they all
+//! report the same: SBF's "fraction of zeros" (Deng & Rafiei Fig. 3), the "load" (fraction of
+//! ones) of Bera et al. Fig. 11, the fraction of filled slots of the hash tables. Structures
+//! that report different fractions share a chart in one quantity, the fraction of cells in
+//! use: a fraction of zeros is drawn as 1 minus it (the fraction of non-zero cells).
 
 use super::series::series_by;
 use super::{Panel, Series, Target};
@@ -48,8 +50,9 @@ pub fn keyed(rows: &[&RawRow]) -> (Vec<RawRow>, bool) {
     (out, overlay)
 }
 
-/// The y axis of occupancy when structures report different fractions.
-const MIXED: &str = "fraction of zeros, of ones or of filled slots (legend)";
+/// The y axis of occupancy when structures report different fractions: each drawn as the
+/// fraction of its cells in use ([`in_use`]).
+const MIXED: &str = "fraction of cells in use (non-zero, ones or filled)";
 
 /// What an occupancy kind measures, as the papers name it.
 fn kind_name(kind: &str) -> &'static str {
@@ -72,6 +75,17 @@ pub fn occupancy_desc(rows: &[&RawRow]) -> &'static str {
     }
 }
 
+/// Rows whose structures report different occupancy fractions, each as the fraction of its
+/// cells in use: a fraction of zeros becomes 1 minus it; ones and filled slots are in use as
+/// they are.
+fn in_use(rows: &mut [RawRow]) {
+    for r in rows {
+        if r.occupancy_kind == "zero_fraction" {
+            r.occupancy = 1.0 - r.occupancy;
+        }
+    }
+}
+
 /// Draws the charts (see the module doc).
 pub fn draw(
     t: Target<'_>,
@@ -85,19 +99,10 @@ pub fn draw(
         "rates_vs_length"
     };
     let (mut rows, overlay) = keyed(all);
-    let (mut final_rows, _) = keyed(finals);
+    let (final_rows, _) = keyed(finals);
     let occ_desc = occupancy_desc(all);
     if occupancy && occ_desc == MIXED {
-        // Each structure's own fraction, named in its label.
-        for r in rows.iter_mut().chain(final_rows.iter_mut()) {
-            let short = match r.occupancy_kind.as_str() {
-                "zero_fraction" => "zeros",
-                "load" => "ones",
-                "filled_fraction" => "filled",
-                other => other,
-            };
-            r.label = format!("{} ({short})", r.label);
-        }
+        in_use(&mut rows);
     }
     let rows: Vec<&RawRow> = rows.iter().collect();
     let group = |r: &RawRow| (r.memory_nominal_bits, r.stream.clone());
@@ -127,7 +132,7 @@ pub fn draw(
             .map(|((name, _), m)| {
                 let what = if occupancy { "" } else { " (%)" };
                 let short = if occupancy && *name == MIXED {
-                    "occupancy"
+                    "cells in use"
                 } else {
                     name
                 };
@@ -204,5 +209,30 @@ mod tests {
         let mut z = a.clone();
         z.occupancy_kind = "zero_fraction".into();
         assert_eq!(occupancy_desc(&[&z]), "fraction of zeros");
+    }
+
+    #[test]
+    fn different_fractions_are_drawn_as_one_quantity() {
+        let mut z = crate::record::rows::test_row("SBF", 0, 0.1, 0.2);
+        z.occupancy_kind = "zero_fraction".into();
+        z.occupancy = 0.8;
+        let mut o = z.clone();
+        o.label = "BSBF".into();
+        o.occupancy_kind = "load".into();
+        o.occupancy = 0.3;
+        assert_eq!(occupancy_desc(&[&z, &o]), MIXED);
+        let mut rows = vec![z, o];
+        in_use(&mut rows);
+        // SBF: 80 % of its cells are zero, so 20 % are in use; BSBF's load is its ones.
+        assert!(
+            (rows[0].occupancy - 0.2).abs() < 1e-12,
+            "{}",
+            rows[0].occupancy
+        );
+        assert_eq!(rows[1].occupancy, 0.3);
+        assert_eq!(
+            (rows[0].label.as_str(), rows[1].label.as_str()),
+            ("SBF", "BSBF")
+        );
     }
 }

@@ -4,7 +4,7 @@
 //! values as crosses.
 
 use super::canvas::{CAPTION_PX, Px, TEXT_PX, err, shape_at};
-use super::legend::Legend;
+use super::legend::{DASH, HOLLOW, Legend};
 use super::panel::{Panel, Series, Style, XScale, YAxis, x_label, x_ticks, y_axis};
 use super::ticks::{log_label, log_ticks, min_max, nice_ticks, pad, trim};
 use anyhow::Result;
@@ -244,12 +244,18 @@ where
     let r = px.i(if scatter { 5.0 } else { 3.5 });
     let runs = s.points.split(|q| ya.log && q.1 <= 0.0);
     for run in runs.filter(|r| r.len() > 1 && p.style != Style::Points) {
-        chart
-            .draw_series(LineSeries::new(
-                run.iter().map(|&(x, y)| (tx(x), ya.ty(y))),
-                color.stroke_width(px.u(line_w)),
-            ))
-            .map_err(err)?;
+        let line = run.iter().map(|&(x, y)| (tx(x), ya.ty(y)));
+        let style = color.stroke_width(px.u(line_w));
+        if look.dashed {
+            let (dash, gap) = (px.i(DASH.0), px.i(DASH.1));
+            chart
+                .draw_series(DashedLineSeries::new(line, dash, gap, style))
+                .map_err(err)?;
+        } else {
+            chart
+                .draw_series(LineSeries::new(line, style))
+                .map_err(err)?;
+        }
     }
     let stride = if scatter {
         1
@@ -262,10 +268,15 @@ where
         if !zero && (i + si) % stride != 0 && i + 1 != s.points.len() {
             continue;
         }
-        let style = if zero {
-            color.stroke_width(px.u(1.5))
+        let (style, r) = if look.dashed {
+            (
+                color.stroke_width(px.u(1.5)),
+                (r as f64 * HOLLOW).round() as i32,
+            )
+        } else if zero {
+            (color.stroke_width(px.u(1.5)), r)
         } else {
-            color.filled()
+            (color.filled(), r)
         };
         shape_at(plot, (tx(x), ya.ty(y)), look.shape, r, style)?;
     }
