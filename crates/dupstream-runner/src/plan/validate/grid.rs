@@ -1,4 +1,4 @@
-//! `name`, `--scale`, `[grid] memory` and `[metrics]` checkpoints.
+//! `name`, `--scale`, `[grid]` (memory, unfit, seeds) and `[metrics]` checkpoints and windows.
 
 use crate::plan::StreamCase;
 use crate::plan::error::{ConfigError, Source, line_of};
@@ -366,6 +366,42 @@ pub fn window_seconds_within(
         )));
     }
     Ok(())
+}
+
+/// `[grid] unfit`: whether a structure that cannot be built at a memory size skips those
+/// cells (`"skip"`) or is an error (`"error"`, the default).
+pub fn skip_unfit(src: Source<'_>, unfit: Option<&Spanned<String>>) -> Result<bool, ConfigError> {
+    match unfit {
+        None => Ok(false),
+        Some(v) => match v.get_ref().as_str() {
+            "error" => Ok(false),
+            "skip" => Ok(true),
+            other => Err(src.at_offset(
+                v.span().start,
+                "grid.unfit",
+                format!("`{other}` is not one of \"error\", \"skip\""),
+            )),
+        },
+    }
+}
+
+/// A warning naming the seeds `[grid] seeds` repeats: their replicates are identical.
+pub fn repeated_seeds(src: Source<'_>, seeds: Option<&[u64]>) -> Option<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let repeated: Vec<String> = seeds?
+        .iter()
+        .filter(|s| !seen.insert(**s))
+        .map(u64::to_string)
+        .collect();
+    if repeated.is_empty() {
+        return None;
+    }
+    let line = src.at_table_key("grid", "seeds", "").line.unwrap_or(1);
+    Some(format!(
+        "{}:{line}: key `seeds`: seed {} repeated; its replicates are identical and narrow the confidence intervals falsely",
+        src.file.display(),
+        repeated.join(", ")
+    ))
 }
 
 #[cfg(test)]
