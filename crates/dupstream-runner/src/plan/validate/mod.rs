@@ -103,6 +103,7 @@ fn validate(
     let short = grid::checkpoint_counts(src, &raw.metrics, &lengths, scale)?;
     grid::warmup_within(src, &raw.metrics, warmup, &lengths, scale)?;
     grid::window_seconds_within(src, &raw.metrics, window_seconds, &streams)?;
+    grid::structure_window_seconds(src, &raw.metrics, &raw.algorithm)?;
     let labels: Vec<String> = cells.iter().map(|c| c.label.clone()).collect();
     derived::check(src, &raw.derived, &labels)?;
     let (reference, moved) = reference::resolve(src, &raw.name, raw.reference.as_ref())?;
