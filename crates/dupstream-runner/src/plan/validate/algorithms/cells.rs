@@ -79,7 +79,7 @@ pub fn cells(
                     family: a.family.clone(),
                     config: a.config.clone(),
                     swept: a.swept.clone(),
-                    memory_bits: bits,
+                    budget_bits: bits,
                     memory_nominal_bits: mem,
                 });
             }

@@ -72,10 +72,10 @@ mod tests {
             c.iter().map(|c| c.index).collect::<Vec<_>>(),
             (0..10).collect::<Vec<_>>()
         );
-        assert_eq!((c[9].stream, c[9].memory_bits), (1, 16384));
+        assert_eq!((c[9].stream, c[9].budget_bits), (1, 16384));
         let scaled = run("[[algorithm]]\nname = \"bloom\"\nk = 2\n", 4).unwrap();
         assert_eq!(
-            (scaled[0].memory_bits, scaled[0].memory_nominal_bits),
+            (scaled[0].budget_bits, scaled[0].memory_nominal_bits),
             (2048, 8192)
         );
     }

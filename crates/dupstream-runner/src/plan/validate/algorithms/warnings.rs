@@ -65,14 +65,14 @@ pub fn too_small(src: Source<'_>, cells: &[Cell], scale: u64) -> Vec<String> {
     let mut worst: Vec<(&Cell, u64, &str)> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for c in cells {
-        if c.memory_bits > 1 << 20 || !seen.insert((c.label.as_str(), c.memory_bits)) {
+        if c.budget_bits > 1 << 20 || !seen.insert((c.label.as_str(), c.budget_bits)) {
             continue;
         }
-        let Some((units, unit)) = cells_of(c, c.memory_bits).filter(|s| s.0 < MIN_CELLS) else {
+        let Some((units, unit)) = cells_of(c, c.budget_bits).filter(|s| s.0 < MIN_CELLS) else {
             continue;
         };
         // A size not set by the memory (a window's slots) is not the scale's doing.
-        if cells_of(c, c.memory_bits * 2).is_none_or(|(twice, _)| twice <= units) {
+        if cells_of(c, c.budget_bits * 2).is_none_or(|(twice, _)| twice <= units) {
             continue;
         }
         match worst.iter_mut().find(|w| w.0.label == c.label) {
@@ -95,7 +95,7 @@ pub fn too_small(src: Source<'_>, cells: &[Cell], scale: u64) -> Vec<String> {
                 src.file.display(),
                 c.label,
                 format_bits(c.memory_nominal_bits),
-                format_bits(c.memory_bits),
+                format_bits(c.budget_bits),
             )
         })
         .collect()
