@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// A stream whose elements carry arrival times.
 pub trait TimedStream: Send {
     /// Writes the next keys into `keys` and their times (seconds, non-decreasing) into `times`;
-    /// returns how many were written, as [`KeyStream::fill`] does.
+    /// returns how many were written, as [`KeyStream::fill`](crate::KeyStream::fill) does.
     ///
     /// # Panics
     /// If `times` is shorter than `keys`.
