@@ -77,7 +77,7 @@ pub fn experiment(data: &[u8]) -> bool {
         for (i, c) in exp.cells.iter().enumerate() {
             assert_eq!(c.index, i, "cells out of order");
             assert!(c.stream < exp.streams.len(), "a cell of no stream");
-            assert!(c.memory_bits > 0, "a cell without memory");
+            assert!(c.budget_bits > 0, "a cell without memory");
         }
         for s in &exp.streams {
             if let Some(n) = s.spec.declared_len() {

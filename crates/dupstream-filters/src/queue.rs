@@ -36,12 +36,11 @@
 //! - `L` defaults to 10 (the reference's `num_subfilters`).
 //! - Occupancy is the newest filter's.
 
-use crate::bloom::BloomFilter;
+use crate::bloom::{BloomFilter, BloomParams};
 use crate::error::{Error, Result, ensure};
 use crate::hash::rehash;
-use crate::qht::{Qht, Qhtd, Qqhtd};
-use crate::sbf::StableBloomFilter;
-use crate::spec::FilterSpec;
+use crate::qht::{Qht, QhtParams, Qhtd, Qqhtd};
+use crate::sbf::{SbfParams, StableBloomFilter};
 use crate::{DuplicateFilter, Occupancy, Structure};
 use std::collections::VecDeque;
 
@@ -64,7 +63,7 @@ pub struct QueueParams {
     #[cfg_attr(feature = "serde", serde(default))]
     pub filters: Option<u32>,
     /// The inner filter, one of [`INNER`].
-    pub inner: Box<FilterSpec>,
+    pub inner: Box<Inner>,
 }
 
 /// A queue member: a filter with a lookup that does not update.
@@ -83,21 +82,93 @@ macro_rules! member {
 }
 member!(BloomFilter, StableBloomFilter, Qht, Qhtd, Qqhtd);
 
-fn build_member(spec: &FilterSpec, budget_bits: u64, seed: u64) -> Result<Box<dyn Member>> {
-    Ok(match spec {
-        FilterSpec::Bloom(p) => Box::new(BloomFilter::new(budget_bits, p, seed)?),
-        FilterSpec::Sbf(p) => Box::new(StableBloomFilter::new(budget_bits, p, seed)?),
-        FilterSpec::Qht(p) => Box::new(Qht::new(budget_bits, p, seed)?),
-        FilterSpec::Qhtd(p) => Box::new(Qhtd::new(budget_bits, p, seed)?),
-        FilterSpec::Qqhtd(p) => Box::new(Qqhtd::new(budget_bits, p, seed)?),
-        other => {
-            return Err(Error::InvalidParameter {
-                name: "inner",
-                value: other.name().to_string(),
-                reason: format!("a queue's inner filter must be one of {INNER:?}"),
-            });
+/// A queue's inner filter and its parameters, written as a table with its `name` (one of
+/// [`INNER`]): the structures with a lookup that does not update.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "name", rename_all = "snake_case"))]
+pub enum Inner {
+    /// `name = "bloom"`: [`BloomFilter`].
+    Bloom(BloomParams),
+    /// `name = "sbf"`: [`StableBloomFilter`].
+    Sbf(SbfParams),
+    /// `name = "qht"`: [`Qht`].
+    Qht(QhtParams),
+    /// `name = "qhtd"`: [`Qhtd`].
+    Qhtd(QhtParams),
+    /// `name = "qqhtd"`: [`Qqhtd`].
+    Qqhtd(QhtParams),
+}
+
+/// `$f` applied to the inner filter's type (as `T`) and parameters (as `p`).
+macro_rules! on_inner {
+    ($inner:expr, |$p:ident, $t:ident| $body:expr) => {
+        match $inner {
+            Inner::Bloom($p) => {
+                type $t = BloomFilter;
+                $body
+            }
+            Inner::Sbf($p) => {
+                type $t = StableBloomFilter;
+                $body
+            }
+            Inner::Qht($p) => {
+                type $t = Qht;
+                $body
+            }
+            Inner::Qhtd($p) => {
+                type $t = Qhtd;
+                $body
+            }
+            Inner::Qqhtd($p) => {
+                type $t = Qqhtd;
+                $body
+            }
         }
-    })
+    };
+}
+
+impl Inner {
+    /// The structure's name.
+    pub fn name(&self) -> &'static str {
+        on_inner!(self, |_p, T| <T as Structure>::NAME)
+    }
+
+    /// The bits the filter would use within `budget_bits`, without allocating; also
+    /// validates the parameters.
+    pub fn memory_bits_for(&self, budget_bits: u64) -> Result<u64> {
+        on_inner!(self, |p, T| <T as Structure>::memory_bits_for(
+            budget_bits,
+            p
+        ))
+    }
+
+    /// Random cells an element touches at `budget_bits` (at least 1 bit).
+    pub fn cells_per_element(&self, budget_bits: u64) -> f64 {
+        let m = budget_bits.max(1);
+        on_inner!(self, |p, T| <T as Structure>::cells_per_element(p, m))
+    }
+
+    /// The same filter for a run scaled down by `factor` (`--scale`).
+    #[must_use]
+    pub fn scaled(&self, factor: u64) -> Inner {
+        match self {
+            Self::Bloom(p) => Self::Bloom(<BloomFilter as Structure>::scaled_params(p, factor)),
+            Self::Sbf(p) => Self::Sbf(<StableBloomFilter as Structure>::scaled_params(p, factor)),
+            Self::Qht(p) => Self::Qht(<Qht as Structure>::scaled_params(p, factor)),
+            Self::Qhtd(p) => Self::Qhtd(<Qhtd as Structure>::scaled_params(p, factor)),
+            Self::Qqhtd(p) => Self::Qqhtd(<Qqhtd as Structure>::scaled_params(p, factor)),
+        }
+    }
+
+    /// The filter built within `budget_bits`, seeded with `seed`.
+    fn build(&self, budget_bits: u64, seed: u64) -> Result<Box<dyn Member>> {
+        Ok(on_inner!(self, |p, T| Box::new(<T as Structure>::new(
+            budget_bits,
+            p,
+            seed
+        )?)))
+    }
 }
 
 /// `(L, bits per filter, state bits per filter)` for a budget.
@@ -109,12 +180,6 @@ fn resolve(budget_bits: u64, p: &QueueParams) -> Result<(u32, u64, u64)> {
         "filters",
         l,
         "must be in 2..=1024",
-    )?;
-    ensure(
-        INNER.contains(&p.inner.name()),
-        "inner",
-        p.inner.name(),
-        &format!("must be one of {INNER:?}"),
     )?;
     let per = budget_bits / u64::from(l);
     let used = p.inner.memory_bits_for(per).map_err(|e| match e {
@@ -137,8 +202,8 @@ pub fn period(window: u64, filters: u32) -> u64 {
 /// Géraud-Stewart et al.'s queue of filters (see the module documentation).
 ///
 /// ```
-/// use dupstream_filters::{DuplicateFilter, queue::{Queue, QueueParams}, spec::FilterSpec};
-/// let inner: FilterSpec = toml::from_str("name = \"qqhtd\"").unwrap();
+/// use dupstream_filters::{DuplicateFilter, queue::{Inner, Queue, QueueParams}};
+/// let inner: Inner = toml::from_str("name = \"qqhtd\"").unwrap();
 /// let p = QueueParams { window: 1000, filters: Some(4), inner: Box::new(inner) };
 /// let mut q = Queue::new(1 << 16, &p, 0).unwrap();
 /// assert!(!q.step(7));
@@ -147,7 +212,7 @@ pub fn period(window: u64, filters: u32) -> u64 {
 pub struct Queue {
     /// Newest first.
     members: VecDeque<Box<dyn Member>>,
-    inner: FilterSpec,
+    inner: Inner,
     per_filter: u64,
     used_per_filter: u64,
     window: u64,
@@ -194,7 +259,8 @@ impl Queue {
 
     fn fresh(&mut self) -> Result<Box<dyn Member>> {
         self.built += 1;
-        build_member(&self.inner, self.per_filter, rehash(self.seed, self.built))
+        self.inner
+            .build(self.per_filter, rehash(self.seed, self.built))
     }
 
     /// The state size for this budget (no allocation).
@@ -282,11 +348,10 @@ crate::structure::impl_structure!(Queue {
 mod tests {
     use super::*;
     use crate::hash::hash_key;
-    use crate::qht::QhtParams;
     use proptest::prelude::*;
 
-    fn qqhtd(k: u32, s: u32) -> Box<FilterSpec> {
-        Box::new(FilterSpec::Qqhtd(QhtParams { k, s }))
+    fn qqhtd(k: u32, s: u32) -> Box<Inner> {
+        Box::new(Inner::Qqhtd(QhtParams { k, s }))
     }
 
     proptest! {
@@ -323,14 +388,6 @@ mod tests {
         let q = Queue::new(100_003, &p, 0).unwrap();
         assert_eq!(q.memory_bits(), 4 * 8333 * 3);
         assert_eq!(period(1000, 4), 250);
-        let bad = QueueParams {
-            inner: Box::new(FilterSpec::Exact(crate::exact::ExactParams {})),
-            ..p.clone()
-        };
-        assert!(matches!(
-            Queue::new(1 << 20, &bad, 0),
-            Err(Error::InvalidParameter { name: "inner", .. })
-        ));
         assert!(matches!(
             Queue::new(
                 1 << 20,
@@ -351,7 +408,7 @@ mod tests {
     #[test]
     #[cfg(feature = "serde")]
     fn scaling_scales_the_inner_filter() {
-        let sbf: FilterSpec =
+        let sbf: Inner =
             toml::from_str("name = \"sbf\"\nmax = 1\nk = 2\np = 4\ndecrement_range_bits = 31")
                 .unwrap();
         let p = QueueParams {
@@ -370,13 +427,23 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "serde")]
+    fn an_inner_filter_without_a_lookup_is_refused() {
+        let e = toml::from_str::<Inner>("name = \"exact\"").unwrap_err();
+        assert!(e.to_string().contains("unknown variant `exact`"), "{e}");
+        let q: Inner = toml::from_str("name = \"qqhtd\"").unwrap();
+        assert_eq!(q.name(), "qqhtd");
+        assert!(INNER.contains(&q.name()));
+    }
+
+    #[test]
     fn qht_contains_is_the_step_without_the_update() {
         for spec in [
-            FilterSpec::Qht(QhtParams { k: 3, s: 4 }),
-            FilterSpec::Qhtd(QhtParams { k: 3, s: 4 }),
-            FilterSpec::Qqhtd(QhtParams { k: 3, s: 4 }),
+            Inner::Qht(QhtParams { k: 3, s: 4 }),
+            Inner::Qhtd(QhtParams { k: 3, s: 4 }),
+            Inner::Qqhtd(QhtParams { k: 3, s: 4 }),
         ] {
-            let mut f = build_member(&spec, 3000, 5).unwrap();
+            let mut f = spec.build(3000, 5).unwrap();
             for i in 0..20_000u64 {
                 let h = hash_key(i % 700, 2);
                 let c = f.lookup(h);

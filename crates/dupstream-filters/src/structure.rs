@@ -166,24 +166,10 @@ pub(crate) use impl_structure;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apbf::{Apbf, ApbfParams};
-    use crate::swamp::{Swamp, SwampParams};
 
     #[test]
-    fn windows_scale_with_the_stream() {
+    fn scaled_counts_keep_at_least_one_element() {
         assert_eq!(scaled_count(1 << 20, 16), 1 << 16);
         assert_eq!(scaled_count(3, 16), 1, "at least one element");
-        let swamp = SwampParams {
-            window: 1 << 20,
-            fingerprint_bits: None,
-            fpr: None,
-        };
-        assert_eq!(Swamp::scaled_params(&swamp, 16).window, 1 << 16);
-        let apbf = ApbfParams {
-            window: Some(1 << 20),
-            ..ApbfParams::default()
-        };
-        assert_eq!(Apbf::scaled_params(&apbf, 16).window, Some(1 << 16));
-        assert_eq!(Apbf::scaled_params(&apbf, 1).window, Some(1 << 20));
     }
 }

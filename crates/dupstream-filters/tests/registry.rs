@@ -126,3 +126,23 @@ fn same_seed_same_verdicts_and_batch_equals_single_steps() {
         .collect();
     assert!(missing.is_empty(), "no set builds for {missing:?}");
 }
+
+/// A structure's window, an element count, scales with the stream (`Structure::scaled_params`).
+#[test]
+fn windows_scale_with_the_stream() {
+    use dupstream_filters::Structure;
+    use dupstream_filters::apbf::{Apbf, ApbfParams};
+    use dupstream_filters::swamp::{Swamp, SwampParams};
+    let swamp = SwampParams {
+        window: 1 << 20,
+        fingerprint_bits: None,
+        fpr: None,
+    };
+    assert_eq!(Swamp::scaled_params(&swamp, 16).window, 1 << 16);
+    let apbf = ApbfParams {
+        window: Some(1 << 20),
+        ..ApbfParams::default()
+    };
+    assert_eq!(Apbf::scaled_params(&apbf, 16).window, Some(1 << 16));
+    assert_eq!(Apbf::scaled_params(&apbf, 1).window, Some(1 << 20));
+}

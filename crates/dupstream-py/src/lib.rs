@@ -422,13 +422,13 @@ impl Filter {
             .first()
             .ok_or_else(|| PyRuntimeError::new_err("the experiment has no cell"))?;
         let fseed = filter_seed(seed, cell);
-        let filter = cell.filter.build(cell.memory_bits, fseed).map_err(|e| {
+        let filter = cell.filter.build(cell.budget_bits, fseed).map_err(|e| {
             PyValueError::new_err(format!("{FILTER_SOURCE}: building {name} at {memory}: {e}"))
         })?;
         let cells_per_element = toml::Value::Table(table)
             .try_into::<FilterSpec>()
             .ok()
-            .map(|s| s.cells_per_element(cell.memory_bits));
+            .map(|s| s.cells_per_element(cell.budget_bits));
         Ok(Self {
             state: Mutex::new(State {
                 filter,
@@ -438,7 +438,7 @@ impl Filter {
             name: name.to_string(),
             given,
             memory,
-            budget_bits: cell.memory_bits,
+            budget_bits: cell.budget_bits,
             seed,
             hash_seed: hash_seed(seed),
             filter_seed: fseed,

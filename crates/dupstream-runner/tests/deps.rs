@@ -19,6 +19,9 @@
 //! `#[macro_use]` or textual scope) is not a path. A file that another `include!`s is part of
 //! that one.
 //!
+//! The circle check covers every crate of the workspace with a `src/` (core, filters, streams
+//! and the runner); the stage rule is the runner's.
+//!
 //! Run it alone with `cargo test -p dupstream-runner --test tests deps`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -41,13 +44,25 @@ fn allowed(stage: &str) -> &'static [&'static str] {
 
 type ModPath = Vec<String>;
 
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+/// The source folder of a crate of the workspace (`"dupstream-runner"`).
+fn src(krate: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(krate)
+        .join("src")
 }
 
-/// Every module file under `src/` by its module path (`["report", "charts", "render"]`;
-/// `lib.rs` and `main.rs` are the root, `[]`).
-fn module_files() -> BTreeMap<ModPath, PathBuf> {
+/// The crates whose modules may not import one another in a circle.
+const CRATES: [&str; 4] = [
+    "dupstream-core",
+    "dupstream-filters",
+    "dupstream-streams",
+    "dupstream-runner",
+];
+
+/// Every module file under a crate's `src/` by its module path (`["report", "charts",
+/// "render"]`; `lib.rs` and `main.rs` are the root, `[]`).
+fn module_files(src: &Path) -> BTreeMap<ModPath, PathBuf> {
     fn walk(dir: &Path, prefix: &[String], out: &mut BTreeMap<ModPath, PathBuf>) {
         for e in std::fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
@@ -70,7 +85,7 @@ fn module_files() -> BTreeMap<ModPath, PathBuf> {
         }
     }
     let mut out = BTreeMap::new();
-    walk(&src(), &[], &mut out);
+    walk(src, &[], &mut out);
     // A file another file `include!`s is part of that one, not a module of its own.
     let included: Vec<PathBuf> = out
         .values()
@@ -306,10 +321,10 @@ fn resolve(path: &[String], files: &BTreeMap<ModPath, FileUses>, depth: usize) -
     Some(m)
 }
 
-/// Module → the module files it uses (the root, `lib.rs`, is left out: it holds only the
-/// stages' declarations).
-fn graph() -> BTreeMap<ModPath, BTreeSet<ModPath>> {
-    let files = module_files();
+/// Module → the module files it uses, in the crate whose source is `src` (the root, `lib.rs`,
+/// is left out: it holds only the modules' declarations and re-exports).
+fn graph(src: &Path) -> BTreeMap<ModPath, BTreeSet<ModPath>> {
+    let files = module_files(src);
     let names: BTreeSet<ModPath> = files.keys().cloned().collect();
     let uses: BTreeMap<ModPath, FileUses> = files
         .iter()
@@ -337,7 +352,7 @@ fn graph() -> BTreeMap<ModPath, BTreeSet<ModPath>> {
 #[test]
 fn stages_depend_one_way_only() {
     let mut bad = Vec::new();
-    let g = graph();
+    let g = graph(&src("dupstream-runner"));
     assert!(g.len() > 30, "found only {} modules under src/", g.len());
     for (m, deps) in &g {
         let stage = m[0].as_str();
@@ -421,10 +436,22 @@ fn circles(g: &BTreeMap<ModPath, BTreeSet<ModPath>>) -> Vec<Vec<String>> {
 
 #[test]
 fn no_module_depends_on_itself_through_others() {
-    let g = graph();
-    let found = circles(&g);
-    // Each circle with the uses inside it, so the one to cut can be chosen.
-    let described: Vec<String> = found
+    let mut described = Vec::new();
+    for krate in CRATES {
+        let g = graph(&src(krate));
+        assert!(g.len() > 3, "{krate}: found only {} modules", g.len());
+        described.extend(describe_circles(krate, &g));
+    }
+    assert!(
+        described.is_empty(),
+        "import circles (each a set of modules that use one another):\n{}",
+        described.join("\n")
+    );
+}
+
+/// Each circle of `g` with the uses inside it, so the one to cut can be chosen.
+fn describe_circles(krate: &str, g: &BTreeMap<ModPath, BTreeSet<ModPath>>) -> Vec<String> {
+    circles(g)
         .iter()
         .map(|c| {
             let edges: Vec<String> = g
@@ -436,14 +463,9 @@ fn no_module_depends_on_itself_through_others() {
                         .map(move |d| format!("  {} uses {}", m.join("::"), d.join("::")))
                 })
                 .collect();
-            format!("{}:\n{}", c.join(", "), edges.join("\n"))
+            format!("{krate}: {}:\n{}", c.join(", "), edges.join("\n"))
         })
-        .collect();
-    assert!(
-        found.is_empty(),
-        "import circles (each a set of modules that use one another):\n{}",
-        described.join("\n")
-    );
+        .collect()
 }
 
 fn strings(p: &[&str]) -> ModPath {

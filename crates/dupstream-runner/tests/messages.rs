@@ -49,6 +49,29 @@ fn values_are_blamed_on_their_own_key_and_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A TLBF's own `window_seconds` and the truth's `[metrics] window_seconds` are one window:
+/// a TLBF whose window differs is refused at its own key and line.
+#[test]
+fn a_structure_window_other_than_the_metrics_window_is_refused() {
+    let dir = scratch("messages-window-seconds");
+    let text = |own: &str| {
+        format!(
+            "{HEAD}[stream]\nkind = \"uniform\"\nn = 1000\ndistinct_fraction = 0.5\ntime = {{ process = \"even\", rate = 100.0 }}\n[grid]\nmemory = [\"8KB\"]\n[[algorithm]]\nname = \"tlbf\"\nk = 4\nl = 3\nwindow_seconds = {own}\nrate = 100.0\n[metrics]\nwindow_seconds = 2.0\n"
+        )
+    };
+    let bad = write(&dir, "w.toml", &text("3.0"));
+    refused(
+        &["check", &bad],
+        &[
+            "w.toml:14: key `window_seconds`",
+            "differs from [metrics] window_seconds = 2",
+        ],
+    );
+    let good = write(&dir, "g.toml", &text("2.0"));
+    dupstream_ok(&["check", &good]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bad_input_exits_2_in_every_subcommand() {
     let dir = scratch("messages-exit");

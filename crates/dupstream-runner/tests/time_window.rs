@@ -106,7 +106,7 @@ fn time_window_counts_match_brute_force_and_times_reach_the_tlbf() {
         let replay = |timed: bool| -> Vec<bool> {
             let mut f = cell
                 .filter
-                .build(cell.memory_bits, filter_seed(case.seed, cell))
+                .build(cell.budget_bits, filter_seed(case.seed, cell))
                 .unwrap();
             keys.iter()
                 .zip(&times)
@@ -234,7 +234,7 @@ fn time_windows_scale_with_the_stream() {
         .iter()
         .find(|c| c.filter.name() == "tlbf")
         .unwrap();
-    let f = tlbf.filter.build(tlbf.memory_bits, 0).unwrap();
+    let f = tlbf.filter.build(tlbf.budget_bits, 0).unwrap();
     let params = dupstream_runner::record::Params::of(&f.params());
     assert_eq!(params.get("window_seconds"), Some("0.5"), "{params:?}");
 }

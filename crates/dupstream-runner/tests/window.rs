@@ -88,7 +88,7 @@ fn windowed_counts_match_brute_force_and_come_last() {
         let (since, win) = brute(&keys, 500);
         let mut filter = cell
             .filter
-            .build(cell.memory_bits, filter_seed(case.seed, cell))
+            .build(cell.budget_bits, filter_seed(case.seed, cell))
             .unwrap();
         let hseed = hash_seed(case.seed);
         let verdicts: Vec<bool> = keys

@@ -38,6 +38,7 @@ pub mod replay;
 pub mod shuffled;
 mod spec;
 pub mod time;
+mod timed;
 pub mod truth;
 pub mod uniform;
 pub mod window_truth;

@@ -327,7 +327,7 @@ pub struct ReplayStream {
     time: Option<TimeSource>,
     last_time: f64,
     /// What a time earlier than the previous one does ([`ReplayStream::out_of_order`]).
-    out_of_order: crate::time::OutOfOrder,
+    out_of_order: crate::timed::OutOfOrder,
 }
 
 /// Where a replayed element's time comes from.
@@ -389,7 +389,7 @@ impl ReplayStream {
             done: false,
             time: None,
             last_time: 0.0,
-            out_of_order: crate::time::OutOfOrder::Fail,
+            out_of_order: crate::timed::OutOfOrder::Fail,
         })
     }
 
@@ -431,7 +431,7 @@ impl ReplayStream {
     /// (the default: the line is refused, whatever the bad-line policy, since skipping it
     /// would shift the keys against the truth's) or [`OutOfOrder::Clamp`](crate::OutOfOrder::Clamp)
     /// (taken as the previous time).
-    pub fn out_of_order(mut self, policy: crate::time::OutOfOrder) -> Self {
+    pub fn out_of_order(mut self, policy: crate::timed::OutOfOrder) -> Self {
         self.out_of_order = policy;
         self
     }
@@ -440,7 +440,7 @@ impl ReplayStream {
     fn line_time(&mut self, source: TimeSource) -> std::result::Result<f64, String> {
         let line = strip_eol(&self.line);
         let t = match source {
-            TimeSource::Clf => crate::time::parse_clf_time(line)
+            TimeSource::Clf => crate::timed::parse_clf_time(line)
                 .ok_or_else(|| "no [dd/Mon/yyyy:HH:MM:SS +zzzz] date".to_string())?,
             TimeSource::Column(c) => {
                 let field: Vec<u8> = match self.format {
@@ -468,7 +468,7 @@ impl ReplayStream {
                     })?
             }
         };
-        if t < self.last_time && self.out_of_order == crate::time::OutOfOrder::Fail {
+        if t < self.last_time && self.out_of_order == crate::timed::OutOfOrder::Fail {
             return Err(format!(
                 "time {t} is earlier than the previous element's, {}: the log is out of order; sort it, or give `out_of_order = \"clamp\"` in `[stream] time` to take such a time as the previous one",
                 self.last_time
@@ -617,7 +617,7 @@ impl KeyStream for ReplayStream {
     }
 }
 
-impl crate::time::TimedStream for ReplayStream {
+impl crate::timed::TimedStream for ReplayStream {
     /// # Panics
     /// If the stream was not made [`timed`](ReplayStream::timed), or `times` is shorter than
     /// `keys`.

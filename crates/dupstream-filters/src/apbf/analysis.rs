@@ -3,7 +3,6 @@
 //! blocked variant's rate, the cells an element touches, and sizing from a window and a target
 //! rate (the model is in the [parent module](super)'s documentation).
 
-use super::ApbfParams;
 use std::f64::consts::LN_2;
 
 /// The `(k, l)` configurations the paper tabulates, per target false positive rate
@@ -343,17 +342,6 @@ impl WindowSizing {
             m,
             bits: u64::from(k + l) * m,
             fpr: false_positive_rate(k, l),
-        }
-    }
-
-    /// The parameters that rebuild this sizing from its [`bits`](Self::bits) budget.
-    pub fn params(&self) -> ApbfParams {
-        ApbfParams {
-            k: Some(self.k),
-            l: Some(self.l),
-            fpr: None,
-            g: Some(self.g),
-            window: None,
         }
     }
 }

@@ -141,6 +141,21 @@ impl ApbfParams {
     }
 }
 
+// Here rather than in `analysis`, which the parameters do not depend on: `analysis` uses
+// nothing of this module.
+impl WindowSizing {
+    /// The parameters that rebuild this sizing from its [`bits`](Self::bits) budget.
+    pub fn params(&self) -> ApbfParams {
+        ApbfParams {
+            k: Some(self.k),
+            l: Some(self.l),
+            fpr: None,
+            g: Some(self.g),
+            window: None,
+        }
+    }
+}
+
 /// Memory layout: plain slices, or 64-bit blocks interleaved across slices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Layout {

@@ -75,10 +75,10 @@ pub fn run(
     // counted: what it holds, checked after each batch (`heap.rs`).
     let (mut filter, mut heap) = HeapMeter::build(|| {
         cell.filter
-            .build(cell.memory_bits, filter_seed(case.seed, cell))
+            .build(cell.budget_bits, filter_seed(case.seed, cell))
     })
     .map_err(|e| anyhow!(e))
-    .with_context(|| format!("building {} at {} bits", cell.config, cell.memory_bits))?;
+    .with_context(|| format!("building {} at {} bits", cell.config, cell.budget_bits))?;
     let truth = &truths.since_start;
     let n = truth.len();
     let labels = truth.label_words();

@@ -114,7 +114,7 @@ fn run_cells(
 ) -> Result<Vec<CellTiming>> {
     // Each cell's cost once (the cost model interpolates calibration tables), then the sort.
     let mut by_cost: Vec<(f64, &Cell)> = todo.into_iter().map(|c| (cell_secs(exp, c), c)).collect();
-    by_cost.sort_by(|(ca, a), (cb, b)| cb.total_cmp(ca).then(b.memory_bits.cmp(&a.memory_bits)));
+    by_cost.sort_by(|(ca, a), (cb, b)| cb.total_cmp(ca).then(b.budget_bits.cmp(&a.budget_bits)));
     let todo: Vec<&Cell> = by_cost.into_iter().map(|(_, c)| c).collect();
     // FIFO spawning hands the cells out longest first, one at a time (a parallel iterator
     // would split the list in halves and lose that order). Results land in their own slot.

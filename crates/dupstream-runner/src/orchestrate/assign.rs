@@ -325,7 +325,7 @@ k = 3
             .cells
             .iter()
             .filter(|c| exp.streams[c.stream].spec.declared_len() == Some(1_000_000))
-            .filter(|c| c.memory_bits < 1 << 33)
+            .filter(|c| c.budget_bits < 1 << 33)
             .map(|c| c.index)
             .collect();
         let b = crate::plan::cost::cells_peak_bytes(&exp, &small, 1);

@@ -148,7 +148,7 @@ pub fn cell_secs(exp: &Experiment, cell: &Cell) -> f64 {
     let times = if case.time.is_some() { TIMES_NS } else { 0.0 };
     let runner = stream_cost(spec).cell_ns + window + times;
     let step = cell.filter.step_ns(
-        cell.memory_bits,
+        cell.budget_bits,
         n,
         costed_universe(spec),
         costed_duplicates(spec),
@@ -221,7 +221,7 @@ pub fn peak_bytes(exp: &Experiment, threads: usize) -> u64 {
             .cells
             .iter()
             .filter(|c| c.stream == si)
-            .map(|c| c.filter.heap_bytes_estimate(c.memory_bits, distinct_hint))
+            .map(|c| c.filter.heap_bytes_estimate(c.budget_bits, distinct_hint))
             .collect();
         if filters.is_empty() {
             continue;

@@ -67,8 +67,9 @@ pub struct Cell {
     pub config: String,
     /// The swept keys' values as written (unscaled), `(key, value)` in the table's order.
     pub swept: Vec<(String, String)>,
-    /// Memory budget as run (after `--scale`).
-    pub memory_bits: u64,
+    /// The memory budget as run (after `--scale`), in bits: `raw.csv`'s `memory_bits_budget`.
+    /// What the built structure uses within it is `memory_bits` (`raw.csv`, `cells.csv`).
+    pub budget_bits: u64,
     /// Memory budget as written.
     pub memory_nominal_bits: u64,
 }

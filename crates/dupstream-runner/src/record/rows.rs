@@ -125,7 +125,7 @@ impl RawRow {
             params,
             memory: format_bits(cell.memory_nominal_bits),
             memory_nominal_bits: cell.memory_nominal_bits,
-            memory_bits_budget: cell.memory_bits,
+            memory_bits_budget: cell.budget_bits,
             memory_bits_used: filter.memory_bits(),
             memory_bits_held: Some(held_bits),
             scale: exp.scale,

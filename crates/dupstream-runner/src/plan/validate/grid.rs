@@ -1,4 +1,4 @@
-//! `name`, `--scale`, `[grid] memory` and `[metrics]` checkpoints.
+//! `name`, `--scale`, `[grid]` (memory, unfit, seeds) and `[metrics]` checkpoints and windows.
 
 use crate::plan::StreamCase;
 use crate::plan::error::{ConfigError, Source, line_of};
@@ -366,6 +366,85 @@ pub fn window_seconds_within(
         )));
     }
     Ok(())
+}
+
+/// A structure's own `window_seconds` (the TLBF's) is the window `[metrics] window_seconds`
+/// measures, when that is given: the two must be equal as written (both are divided by
+/// `--scale` alike). The error is at the structure's key.
+pub fn structure_window_seconds(
+    src: Source<'_>,
+    m: &RawMetrics,
+    algorithms: &[Spanned<toml::Table>],
+) -> Result<(), ConfigError> {
+    let Some(metrics) = &m.window_seconds else {
+        return Ok(());
+    };
+    let truth = *metrics.get_ref();
+    for alg in algorithms {
+        let Some(v) = alg.get_ref().get("window_seconds") else {
+            continue;
+        };
+        let values: Vec<&toml::Value> = match v {
+            toml::Value::Array(a) => a.iter().collect(),
+            other => vec![other],
+        };
+        let own = values
+            .iter()
+            .filter_map(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)));
+        if let Some(w) = own.into_iter().find(|w| *w != truth) {
+            let name = alg
+                .get_ref()
+                .get("name")
+                .and_then(|n| n.as_str())
+                .unwrap_or("?");
+            return Err(src.at_key(
+                alg.span(),
+                "window_seconds",
+                format!(
+                    "{name}'s window of {} seconds differs from [metrics] window_seconds = {}, the window its verdicts are scored in; give both the same value",
+                    number(w),
+                    number(truth)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `[grid] unfit`: whether a structure that cannot be built at a memory size skips those
+/// cells (`"skip"`) or is an error (`"error"`, the default).
+pub fn skip_unfit(src: Source<'_>, unfit: Option<&Spanned<String>>) -> Result<bool, ConfigError> {
+    match unfit {
+        None => Ok(false),
+        Some(v) => match v.get_ref().as_str() {
+            "error" => Ok(false),
+            "skip" => Ok(true),
+            other => Err(src.at_offset(
+                v.span().start,
+                "grid.unfit",
+                format!("`{other}` is not one of \"error\", \"skip\""),
+            )),
+        },
+    }
+}
+
+/// A warning naming the seeds `[grid] seeds` repeats: their replicates are identical.
+pub fn repeated_seeds(src: Source<'_>, seeds: Option<&[u64]>) -> Option<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let repeated: Vec<String> = seeds?
+        .iter()
+        .filter(|s| !seen.insert(**s))
+        .map(u64::to_string)
+        .collect();
+    if repeated.is_empty() {
+        return None;
+    }
+    let line = src.at_table_key("grid", "seeds", "").line.unwrap_or(1);
+    Some(format!(
+        "{}:{line}: key `seeds`: seed {} repeated; its replicates are identical and narrow the confidence intervals falsely",
+        src.file.display(),
+        repeated.join(", ")
+    ))
 }
 
 #[cfg(test)]

@@ -83,20 +83,7 @@ fn validate(
         probe,
     )?;
     let algorithms = algorithms::expand(src, &raw.algorithm, registry)?;
-    let skip_unfit = match &raw.grid.unfit {
-        None => false,
-        Some(v) => match v.get_ref().as_str() {
-            "error" => false,
-            "skip" => true,
-            other => {
-                return Err(src.at_offset(
-                    v.span().start,
-                    "grid.unfit",
-                    format!("`{other}` is not one of \"error\", \"skip\""),
-                ));
-            }
-        },
-    };
+    let skip_unfit = grid::skip_unfit(src, raw.grid.unfit.as_ref())?;
     let (cells, skipped) = algorithms::cells(
         src,
         streams.len(),
@@ -116,6 +103,7 @@ fn validate(
     let short = grid::checkpoint_counts(src, &raw.metrics, &lengths, scale)?;
     grid::warmup_within(src, &raw.metrics, warmup, &lengths, scale)?;
     grid::window_seconds_within(src, &raw.metrics, window_seconds, &streams)?;
+    grid::structure_window_seconds(src, &raw.metrics, &raw.algorithm)?;
     let labels: Vec<String> = cells.iter().map(|c| c.label.clone()).collect();
     derived::check(src, &raw.derived, &labels)?;
     let (reference, moved) = reference::resolve(src, &raw.name, raw.reference.as_ref())?;
@@ -134,22 +122,7 @@ fn validate(
     warnings.extend(streams::few_duplicates(src, &streams, scale, |n| {
         checkpoint_count(n, checkpoints, checkpoint_every)
     }));
-    if let Some(seeds) = &raw.grid.seeds {
-        let mut seen = std::collections::BTreeSet::new();
-        let repeated: Vec<String> = seeds
-            .iter()
-            .filter(|s| !seen.insert(**s))
-            .map(u64::to_string)
-            .collect();
-        if !repeated.is_empty() {
-            let line = src.at_table_key("grid", "seeds", "").line.unwrap_or(1);
-            warnings.push(format!(
-                "{}:{line}: key `seeds`: seed {} repeated; its replicates are identical and narrow the confidence intervals falsely",
-                src.file.display(),
-                repeated.join(", ")
-            ));
-        }
-    }
+    warnings.extend(grid::repeated_seeds(src, raw.grid.seeds.as_deref()));
     Ok(Experiment {
         memory_grid: memories.clone(),
         file: src.file.to_path_buf(),

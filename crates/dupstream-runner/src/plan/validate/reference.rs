@@ -173,21 +173,7 @@ pub fn load(path: &Path, table: &str) -> Result<Vec<PaperValue>, ConfigError> {
             "needs `table`, `metric` and `value_pct` columns".into(),
         ));
     };
-    // The context a value applies to, then the structure parameters it names: `k` and any
-    // `param_<name>` column (matched against the structure's parameter `<name>`).
-    let mut keys: Vec<(usize, &str)> = ["memory", "algorithm", "n", "distinct_pct", "k"]
-        .iter()
-        .filter_map(|&k| col(k).map(|i| (i, k)))
-        .collect();
-    keys.extend(
-        headers
-            .iter()
-            .enumerate()
-            .filter(|(_, h)| {
-                h.trim().len() > PARAM_PREFIX.len() && h.trim().starts_with(PARAM_PREFIX)
-            })
-            .map(|(i, h)| (i, h.trim())),
-    );
+    let keys = key_columns(&headers);
     let mut out = Vec::new();
     let mut tables = std::collections::BTreeSet::new();
     for rec in r.records() {
@@ -225,23 +211,7 @@ pub fn load(path: &Path, table: &str) -> Result<Vec<PaperValue>, ConfigError> {
                     format!("`{}` is not a number", field(v_col)),
                 )
             })?;
-        let mut row_keys = Vec::new();
-        for &(i, k) in &keys {
-            let v = field(i);
-            if v.is_empty() {
-                continue;
-            }
-            let ok = match k {
-                "memory" => parse_bits(v).is_ok(),
-                "k" | "n" => v.parse::<u64>().is_ok(),
-                "distinct_pct" => v.parse::<f64>().is_ok_and(f64::is_finite),
-                _ => true,
-            };
-            if !ok {
-                return Err(err(line, Some(k), format!("`{v}` is not a valid {k}")));
-            }
-            row_keys.push((k.to_string(), v.to_string()));
-        }
+        let row_keys = row_keys(path, line, &keys, &rec)?;
         out.push(PaperValue {
             metric,
             value_pct,
@@ -261,6 +231,60 @@ pub fn load(path: &Path, table: &str) -> Result<Vec<PaperValue>, ConfigError> {
         ));
     }
     Ok(out)
+}
+
+/// The columns a value's context and structure parameters are read from: `memory`,
+/// `algorithm`, `n`, `distinct_pct` and `k`, then any `param_<name>` column (matched against
+/// the structure's parameter `<name>`).
+fn key_columns(headers: &csv::StringRecord) -> Vec<(usize, &str)> {
+    let col = |name: &str| headers.iter().position(|h| h.trim() == name);
+    let mut keys: Vec<(usize, &str)> = ["memory", "algorithm", "n", "distinct_pct", "k"]
+        .iter()
+        .filter_map(|&k| col(k).map(|i| (i, k)))
+        .collect();
+    keys.extend(
+        headers
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| {
+                h.trim().len() > PARAM_PREFIX.len() && h.trim().starts_with(PARAM_PREFIX)
+            })
+            .map(|(i, h)| (i, h.trim())),
+    );
+    keys
+}
+
+/// The keys a row of the reference CSV gives (`keys`: its key columns), each checked: an error
+/// names the file, the row's `line` and the column.
+fn row_keys(
+    path: &Path,
+    line: Option<usize>,
+    keys: &[(usize, &str)],
+    rec: &csv::StringRecord,
+) -> Result<Vec<(String, String)>, ConfigError> {
+    let mut row_keys = Vec::new();
+    for &(i, k) in keys {
+        let v = rec.get(i).unwrap_or("").trim();
+        if v.is_empty() {
+            continue;
+        }
+        let ok = match k {
+            "memory" => parse_bits(v).is_ok(),
+            "k" | "n" => v.parse::<u64>().is_ok(),
+            "distinct_pct" => v.parse::<f64>().is_ok_and(f64::is_finite),
+            _ => true,
+        };
+        if !ok {
+            return Err(ConfigError::new(
+                path,
+                line,
+                Some(k),
+                format!("`{v}` is not a valid {k}"),
+            ));
+        }
+        row_keys.push((k.to_string(), v.to_string()));
+    }
+    Ok(row_keys)
 }
 
 #[cfg(test)]

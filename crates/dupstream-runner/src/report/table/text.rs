@@ -114,7 +114,56 @@ pub fn text(
         .iter()
         .map(|r| columns.iter().map(|c| find(r, c).map(parts)).collect())
         .collect();
-    let widths: Vec<Widths> = columns
+    let widths = widths(&columns, &grid, has_paper, diff);
+    let rows_head = layout
+        .rows
+        .iter()
+        .map(|d| d.as_str())
+        .collect::<Vec<_>>()
+        .join(" / ");
+    let label_w = rows
+        .iter()
+        .map(|(r, _)| len(&plain(r)))
+        .max()
+        .unwrap_or(0)
+        .max(len(&rows_head));
+    let metric_w = rows.iter().map(|(_, m)| len(m)).max().unwrap_or(0).max(1);
+    let laid = Laid {
+        columns: &columns,
+        rows: &rows,
+        grid: &grid,
+        widths: &widths,
+        has_paper,
+        rows_head,
+        label_w,
+        metric_w,
+    };
+
+    let mut s = String::new();
+    let _ = writeln!(s, "{}", plain(title));
+    for para in note.split("\n\n") {
+        let _ = writeln!(s);
+        for line in wrap(para, width) {
+            let _ = writeln!(s, "{line}");
+        }
+    }
+    for block in blocks(&widths, laid.left(), width) {
+        laid.write_block(&mut s, &block);
+    }
+    let _ = writeln!(s);
+    footer(&mut s, cells, has_paper, diff, width);
+    s
+}
+
+/// Each column's widths: ours, the paper's value and the difference (0 when not shown), and
+/// the whole column with its name.
+fn widths(
+    columns: &[&str],
+    grid: &[Vec<Option<Parts>>],
+    has_paper: bool,
+    diff: bool,
+) -> Vec<Widths> {
+    columns
         .iter()
         .enumerate()
         .map(|(j, name)| {
@@ -146,31 +195,12 @@ pub fn text(
                 total: body.max(len(&plain(name))),
             }
         })
-        .collect();
-    let rows_head = layout
-        .rows
-        .iter()
-        .map(|d| d.as_str())
-        .collect::<Vec<_>>()
-        .join(" / ");
-    let label_w = rows
-        .iter()
-        .map(|(r, _)| len(&plain(r)))
-        .max()
-        .unwrap_or(0)
-        .max(len(&rows_head));
-    let metric_w = rows.iter().map(|(_, m)| len(m)).max().unwrap_or(0).max(1);
-    let left = label_w + 2 + metric_w;
+        .collect()
+}
 
-    let mut s = String::new();
-    let _ = writeln!(s, "{}", plain(title));
-    for para in note.split("\n\n") {
-        let _ = writeln!(s);
-        for line in wrap(para, width) {
-            let _ = writeln!(s, "{line}");
-        }
-    }
-    // Columns packed into blocks that fit `width`.
+/// The columns packed into blocks that fit `width`, each after `left` characters of row
+/// labels.
+fn blocks(widths: &[Widths], left: usize, width: usize) -> Vec<Vec<usize>> {
     let mut blocks: Vec<Vec<usize>> = Vec::new();
     let mut used = left;
     for (j, w) in widths.iter().enumerate() {
@@ -183,17 +213,43 @@ pub fn text(
         }
         used += 3 + w.total;
     }
-    for block in &blocks {
+    blocks
+}
+
+/// The table laid out: its columns, rows, cells' parts and widths.
+struct Laid<'a> {
+    columns: &'a [&'a str],
+    rows: &'a [(&'a str, &'a str)],
+    grid: &'a [Vec<Option<Parts>>],
+    widths: &'a [Widths],
+    has_paper: bool,
+    rows_head: String,
+    label_w: usize,
+    metric_w: usize,
+}
+
+impl Laid<'_> {
+    /// The width of the row labels and the metric.
+    fn left(&self) -> usize {
+        self.label_w + 2 + self.metric_w
+    }
+
+    /// One block of columns: the two header lines, then a line per row.
+    fn write_block(&self, s: &mut String, block: &[usize]) {
+        let (label_w, metric_w, has_paper) = (self.label_w, self.metric_w, self.has_paper);
         let _ = writeln!(s);
         let mut head = format!(
             "{}  {}",
-            pad_right(&rows_head, label_w),
+            pad_right(&self.rows_head, label_w),
             pad_right("%", metric_w)
         );
-        let mut sub = " ".repeat(left);
+        let mut sub = " ".repeat(self.left());
         for &j in block {
-            let w = &widths[j];
-            head.push_str(&format!("   {}", pad_right(&plain(columns[j]), w.total)));
+            let w = &self.widths[j];
+            head.push_str(&format!(
+                "   {}",
+                pad_right(&plain(self.columns[j]), w.total)
+            ));
             let mut t = pad_left("ours", w.ours);
             if has_paper {
                 t.push_str(&format!(" {}  ", pad_left("paper", w.paper)));
@@ -205,15 +261,15 @@ pub fn text(
         }
         let _ = writeln!(s, "{}", head.trim_end());
         let _ = writeln!(s, "{}", sub.trim_end());
-        for (i, (row, metric)) in rows.iter().enumerate() {
+        for (i, (row, metric)) in self.rows.iter().enumerate() {
             let mut line = format!(
                 "{}  {}",
                 pad_right(&plain(row), label_w),
                 pad_right(&metric.to_uppercase(), metric_w)
             );
             for &j in block {
-                let w = &widths[j];
-                let t = match &grid[i][j] {
+                let w = &self.widths[j];
+                let t = match &self.grid[i][j] {
                     Some(p) => {
                         let mut t = pad_left(&p.ours, w.ours);
                         if has_paper {
@@ -235,7 +291,11 @@ pub fn text(
             let _ = writeln!(s, "{}", line.trim_end());
         }
     }
-    let _ = writeln!(s);
+}
+
+/// The lines after the table: what a cell holds, the cells not scored and why, and how many
+/// are within tolerance.
+fn footer(s: &mut String, cells: &[TableCell], has_paper: bool, diff: bool, width: usize) {
     let legend = if !has_paper {
         "Each cell: ours, in % (the paper prints no number for it).".to_string()
     } else if diff {
@@ -276,7 +336,6 @@ pub fn text(
             .count();
         let _ = writeln!(s, "{ok} of {compared} cells within tolerance of the paper.");
     }
-    s
 }
 
 #[cfg(test)]

@@ -1,12 +1,23 @@
 //! `[stream]`: swept values expanded, then one stream per seed, each validated as written and
 //! after `--scale`.
 
+mod case;
+mod clock;
+mod duplicates;
+mod locate;
+mod tuning;
+
+pub use clock::{MIN_ARRIVALS_PER_CYCLE, clock_advances};
+pub use duplicates::{MIN_DUPLICATES_PER_CHECKPOINT, expected_duplicates, few_duplicates};
+
 use crate::plan::StreamCase;
-use crate::plan::error::{ConfigError, Source, culprit_key, line_of_key, mentioned_key};
-use dupstream_streams::{StreamSpec, TimeSpec};
+use crate::plan::error::{ConfigError, Source};
+use case::case;
+use locate::Locate;
 use std::ops::Range;
 use std::path::Path;
 use toml::Spanned;
+use tuning::check_tuning;
 
 /// Every stream of the sweep: each combination of swept values, for each seed (`[grid] seeds`,
 /// else the stream's own `seed`, else 1). With `[tuning] stream = { ... }` (`tuning`), the
@@ -62,162 +73,6 @@ pub fn expand(
     Ok(out)
 }
 
-/// `[tuning] stream`: at least two seeds (the first tunes, the others are scored), and one
-/// value for each of some `[stream]` fields, other than `kind` and `seed`.
-fn check_tuning(
-    src: Source<'_>,
-    tuning: &Spanned<toml::Table>,
-    seeds: Option<&[u64]>,
-) -> Result<(), ConfigError> {
-    if seeds.is_none_or(|s| s.len() < 2) {
-        return Err(src.at_table_key(
-            "grid",
-            "seeds",
-            format!(
-                "[tuning] needs at least 2 seeds in [grid] seeds (the first tunes, the others are scored); given {}",
-                seeds.map_or("none".into(), |s| format!("{s:?}"))
-            ),
-        ));
-    }
-    let at = |key: &str, msg: String| tuning_error(src, tuning, key, msg);
-    if tuning.get_ref().is_empty() {
-        let mut e = src.at_table_key(
-            "tuning",
-            "stream",
-            "[tuning] stream replaces no [stream] field; give some, e.g. `{ offset = 0, limit = 1000 }`",
-        );
-        e.key = Some("tuning.stream".into());
-        return Err(e);
-    }
-    for (key, value) in tuning.get_ref() {
-        match (key.as_str(), value) {
-            ("kind" | "seed", _) => {
-                return Err(at(
-                    key,
-                    format!(
-                        "[tuning] stream cannot replace `{key}`: the tuning stream is of [stream]'s kind, and its seed is the first of [grid] seeds"
-                    ),
-                ));
-            }
-            (_, toml::Value::Array(_)) => {
-                return Err(at(
-                    key,
-                    "[tuning] stream takes one value per field, not an array: the tuning stream is not swept".into(),
-                ));
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-/// An error at `key` of `[tuning] stream` (its line when written on one, else the line of
-/// `stream =`), named `tuning.stream.<key>`.
-fn tuning_error(
-    src: Source<'_>,
-    tuning: &Spanned<toml::Table>,
-    key: &str,
-    msg: String,
-) -> ConfigError {
-    let line = line_of_key(src.text, tuning.span(), key);
-    ConfigError::new(
-        src.file,
-        Some(line),
-        Some(&format!("tuning.stream.{key}")),
-        msg,
-    )
-}
-
-/// Where a stream's errors point: at `[stream]`'s keys, and for a tuning stream at the keys
-/// `[tuning] stream` replaces.
-struct Locate<'a> {
-    src: Source<'a>,
-    span: Range<usize>,
-    tuning: Option<&'a Spanned<toml::Table>>,
-}
-
-impl Locate<'_> {
-    /// An error at `key`, its message prefixed with the table it is about.
-    fn at(&self, key: &str, msg: impl std::fmt::Display) -> ConfigError {
-        match self.tuning {
-            Some(t) if t.get_ref().contains_key(key) => {
-                tuning_error(self.src, t, key, format!("[tuning] stream: {msg}"))
-            }
-            Some(_) => self.src.at_key(
-                self.span.clone(),
-                key,
-                format!("[stream] with [tuning]'s fields: {msg}"),
-            ),
-            None => self.src.at_key(self.span.clone(), key, msg.to_string()),
-        }
-    }
-
-    /// `msg` about `[stream]` as a whole: prefixed `[stream]{sep}` for an ordinary stream (a
-    /// tuning stream's errors are prefixed by [`Locate::at`]).
-    fn about_stream(&self, sep: &str, msg: impl std::fmt::Display) -> String {
-        match self.tuning {
-            None => format!("[stream]{sep}{msg}"),
-            Some(_) => msg.to_string(),
-        }
-    }
-}
-
-/// Fewer expected duplicates per checkpoint than this, in a scaled stream, draws a warning:
-/// the rates at each checkpoint rest on too few events to mean much.
-pub const MIN_DUPLICATES_PER_CHECKPOINT: f64 = 1000.0;
-
-/// The expected number of duplicates in a stream, where it has a closed form (uniform draws:
-/// `N·(1 − d)` for a distinct fraction `d`, `N − U·(1 − (1 − 1/U)^N)` for a universe `U`);
-/// `None` for other kinds (the run then checks the exact count after the ground truth).
-pub fn expected_duplicates(spec: &StreamSpec) -> Option<f64> {
-    match *spec {
-        StreamSpec::Uniform {
-            n,
-            distinct_fraction: Some(d),
-            ..
-        } => Some(n as f64 * (1.0 - d)),
-        StreamSpec::Uniform {
-            n,
-            universe: Some(u),
-            ..
-        } if u > 0 => {
-            let (n, u) = (n as f64, u as f64);
-            let distinct = u * -((n * (-1.0 / u).ln_1p()).exp_m1());
-            Some(n - distinct)
-        }
-        _ => None,
-    }
-}
-
-/// One warning naming the scaled stream with the fewest expected duplicates per checkpoint,
-/// when that is below [`MIN_DUPLICATES_PER_CHECKPOINT`] (none at scale 1, where the stream is
-/// the paper's own). `checkpoints(n)` is the number of checkpoints of a stream of `n`.
-pub fn few_duplicates(
-    src: Source<'_>,
-    streams: &[StreamCase],
-    scale: u64,
-    checkpoints: impl Fn(u64) -> u64,
-) -> Option<String> {
-    if scale <= 1 {
-        return None;
-    }
-    let (per, case) = streams
-        .iter()
-        .filter_map(|c| {
-            let d = expected_duplicates(&c.spec)?;
-            let n = c.spec.declared_len()?;
-            Some((d / checkpoints(n).max(1) as f64, c))
-        })
-        .min_by(|a, b| a.0.total_cmp(&b.0))?;
-    (per < MIN_DUPLICATES_PER_CHECKPOINT).then(|| {
-        format!(
-            "{}: at --scale {scale} the stream {} has about {per:.0} duplicates per checkpoint (fewer than {MIN_DUPLICATES_PER_CHECKPOINT:.0}): its rates are noisy; use a smaller --scale",
-            src.file.display(),
-            case.spec.describe()
-        )
-    })
-}
-
 /// The seeds of one combination.
 fn seeds_of(
     src: Source<'_>,
@@ -264,188 +119,11 @@ fn with_seed_and_path(file: &Path, mut table: toml::Table, seed: u64) -> toml::T
     table
 }
 
-/// One validated stream, as written and as run.
-fn case(
-    loc: &Locate<'_>,
-    mut table: toml::Table,
-    seed: u64,
-    scale: u64,
-    probe: bool,
-) -> Result<StreamCase, ConfigError> {
-    let src = loc.src;
-    let span = &loc.span;
-    // `time`, the arrival process, is not part of the key stream: parsed on its own.
-    let time = table
-        .remove("time")
-        .map(|v| {
-            v.try_into::<TimeSpec>().map_err(|e: toml::de::Error| {
-                loc.at(
-                    "time",
-                    loc.about_stream(" ", format!("time: {}", e.message())),
-                )
-            })
-        })
-        .transpose()?;
-    let keys: Vec<String> = table.keys().cloned().collect();
-    // The value at fault, named by the message, else the table.
-    let at = |msg: String| {
-        let key = mentioned_key(&msg, &keys).unwrap_or_else(|| "stream".into());
-        loc.at(&key, msg)
-    };
-    let parse = |t: toml::Table| -> Result<StreamSpec, String> {
-        toml::Value::Table(t)
-            .try_into()
-            .map_err(|e: toml::de::Error| e.message().to_string())
-    };
-    let nominal = parse(table.clone()).map_err(|msg| {
-        // A serde message names the field only when it is unknown or missing; a value of the
-        // wrong type or an unknown variant (`kind = "uniformm"`) is found by its key.
-        // A `kind` that is not a string (`kind = 5`): serde names the tag a variant identifier.
-        let tag = (msg.contains("expected variant identifier") && keys.iter().any(|k| k == "kind"))
-            .then(|| "kind".to_string());
-        let key = tag
-            .or_else(|| crate::plan::error::unknown_field(&msg))
-            .filter(|k| {
-                !msg.contains("unknown variant")
-                    && (keys.contains(k) || msg.contains("missing field"))
-            })
-            .or_else(|| {
-                culprit_key(
-                    &table,
-                    &msg,
-                    &["seed", "kind"],
-                    |k| line_of_key(src.text, span.clone(), k),
-                    |t| parse(t).map(|_| ()),
-                )
-            })
-            .unwrap_or_else(|| "stream".into());
-        loc.at(&key, loc.about_stream(": ", msg))
-    })?;
-    if let StreamSpec::Replay { path, .. } = &nominal {
-        if !probe {
-            // A recorded run read back: its stream was checked when it ran.
-            return Ok(StreamCase {
-                spec: nominal.scaled(scale),
-                nominal,
-                seed,
-                time: time.as_ref().map(|t| t.scaled(scale)),
-                time_nominal: time,
-                tuning: false,
-                tunes_for: None,
-            });
-        }
-        match std::fs::metadata(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(loc
-                    .at(
-                        "path",
-                        format!(
-                            "replayed file {} not found; {}",
-                            path.display(),
-                            crate::plan::catalogue::SHARED_DATA_HINT
-                        ),
-                    )
-                    .missing(path));
-            }
-            Ok(m) if m.is_dir() => {
-                return Err(loc.at(
-                    "path",
-                    format!("{} is a directory; give the replayed file", path.display()),
-                ));
-            }
-            Ok(m) if !m.is_file() => {
-                return Err(loc.at(
-                    "path",
-                    format!(
-                        "{} is not a regular file (a pipe or a device?): it cannot be read twice, and dupstream reads a replayed file once for the ground truth and again for each cell; give a regular file",
-                        path.display()
-                    ),
-                ));
-            }
-            _ => {}
-        }
-    }
-    nominal.validate().map_err(|e| at(e.to_string()))?;
-    let spec = nominal.scaled(scale);
-    spec.validate()
-        .map_err(|e| at(format!("after --scale {scale}: {e}")))?;
-    let in_time = |e: dupstream_streams::Error| loc.at("time", e);
-    if let Some(t) = &time {
-        t.validate(&nominal).map_err(in_time)?;
-        let scaled = t.scaled(scale);
-        clock_advances(&scaled, spec.declared_len())
-            .map_err(|msg| src.at_key(span.clone(), "time", msg))?;
-    }
-    Ok(StreamCase {
-        spec,
-        nominal,
-        seed,
-        time: time.as_ref().map(|t| t.scaled(scale)),
-        time_nominal: time,
-        tuning: false,
-        tunes_for: None,
-    })
-}
-
-/// The fewest arrivals, on average, that a burst and a lull together must span: a clock that
-/// changes phase more often than a million times per arrival spends its time switching, and
-/// with phases shorter than the spacing of floating-point times it never advances.
-pub const MIN_ARRIVALS_PER_CYCLE: f64 = 1e-6;
-
-/// Refuses an arrival process (as run) whose clock cannot advance time or would overflow it
-/// over a stream of `n` elements (`None`: a replay of unknown length): the span `n / mean
-/// rate` must stay within [`MAX_SECONDS`](super::grid::MAX_SECONDS), and an MMPP's cycle must
-/// hold at least [`MIN_ARRIVALS_PER_CYCLE`] arrivals, each phase long enough to move the
-/// clock at the end of the span. The message names the field (`time.rate`, ...).
-pub fn clock_advances(time: &TimeSpec, n: Option<u64>) -> Result<(), String> {
-    let Some(rate) = time.mean_rate() else {
-        return Ok(());
-    };
-    let field = match time {
-        TimeSpec::Mmpp { .. } => "time.burst_rate",
-        _ => "time.rate",
-    };
-    let span = n.map(|n| n as f64 / rate);
-    if let Some(t) = span.filter(|t| !(t.is_finite() && *t <= super::grid::MAX_SECONDS)) {
-        return Err(format!(
-            "{field}: {} elements at a mean rate of {} per second span {t:e} seconds, past the {:e} seconds times can span: give a higher rate",
-            n.unwrap_or(0),
-            super::grid::number(rate),
-            super::grid::MAX_SECONDS
-        ));
-    }
-    if let TimeSpec::Mmpp {
-        burst_seconds,
-        lull_seconds,
-        ..
-    } = *time
-    {
-        let shortest = burst_seconds.min(lull_seconds);
-        let key = if burst_seconds <= lull_seconds {
-            "time.burst_seconds"
-        } else {
-            "time.lull_seconds"
-        };
-        if (burst_seconds + lull_seconds) * rate < MIN_ARRIVALS_PER_CYCLE {
-            return Err(format!(
-                "{key}: phases of {burst_seconds:e} and {lull_seconds:e} seconds at a mean rate of {} per second change more than {:e} times per arrival: the clock would not advance; give longer phases",
-                super::grid::number(rate),
-                1.0 / MIN_ARRIVALS_PER_CYCLE
-            ));
-        }
-        if let Some(t) = span.filter(|t| t + shortest == *t) {
-            return Err(format!(
-                "{key}: a phase of {shortest:e} seconds does not move a clock at {t:e} seconds (the end of the stream) in floating point: the clock would not advance; give longer phases"
-            ));
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plan::schema::RawExperiment;
+    use dupstream_streams::StreamSpec;
 
     const HEAD: &str = "name = \"s\"\ndescription = \"d\"\n[grid]\nmemory = [\"1KB\"]\n[[algorithm]]\nname = \"exact\"\n";
 
