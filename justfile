@@ -135,11 +135,11 @@ list: build
 ci:
     bash .ci/run
 
-# The README's test command: unit, theory and regression tests (the slow ones are `just test-slow`).
+# The README's test command: every test in parallel across the test binaries (cargo-nextest), then the doctests. Slow ones: `just test-slow`.
 [group('test')]
 [doc("The README's test command (the slow ones: test-slow).")]
 test:
-    cargo test --workspace
+    cargo nextest run --workspace && cargo test --workspace --doc
 
 # The Python package (crates/dupstream-py) as a user gets it: a fresh venv, `pip install ./crates/dupstream-py`, pytest (Python's verdicts beside the runner's for every structure), mypy --strict, the example script and the notebook (scripts/py-test.sh). A few minutes.
 [group('test')]

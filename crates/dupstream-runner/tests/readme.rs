@@ -48,7 +48,7 @@ fn the_first_two_commands_are_the_reproduction_and_the_tests() {
         "the README's first command must be the scaled Table 7 reproduction the regression test runs"
     );
     assert_eq!(
-        lines[1], "cargo test --workspace",
+        lines[1], "cargo nextest run --workspace && cargo test --workspace --doc",
         "the README's second command must be the test command"
     );
     let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();

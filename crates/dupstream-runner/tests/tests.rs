@@ -10,6 +10,7 @@ mod configs;
 mod custom;
 mod deps;
 mod docs;
+mod features;
 mod golden;
 mod leaderboard;
 mod messages;
