@@ -190,6 +190,7 @@ py-bench *args:
 [doc("Speed benchmarks: the roofline and the streams.")]
 bench:
     cargo bench -p dupstream-filters --bench roofline
+    cargo bench -p dupstream-filters --bench apbf
     cargo bench -p dupstream-streams
 
 # The roofline and the structures' half of the cost model's calibration: each structure beside the limit loop touching as many cells at 64 Kbit, 1 Mbit, 8 MiB, 64 MB and 512 MB, on streams of 50 % and 90 % duplicates (ns per element, ratio); rewrites crates/dupstream-filters/src/calibration_table.rs with the machine and its load. `just roofline sbf 1mbit` filters and does not write; `just roofline draws` measures the SBF against a limit loop that draws its decrement cells as it does. 10 to 20 minutes.

@@ -113,9 +113,9 @@ pub fn run(args: EstimateArgs, registry: &Registry) -> Result<()> {
         n => format!("; {n} file(s) skipped: the data they replay is not here"),
     };
     outln!(
-        "{:>12}  total ({:.1} h) with {threads} thread(s){note}{skipped_note}",
+        "{:>12}  total ({}) with {threads} thread(s){note}{skipped_note}",
         secs(total),
-        total / 3600.0,
+        crate::report::docs::secs(Some(total)),
     )?;
     Ok(())
 }

@@ -39,7 +39,8 @@ pub fn secs(s: Option<f64>) -> String {
     if whole < 3600 {
         format!("{} min {:02} s", whole / 60, whole % 60)
     } else {
-        format!("{} h {:02} min", whole / 3600, (whole % 3600 + 30) / 60)
+        let minutes = (whole + 30) / 60;
+        format!("{} h {:02} min", minutes / 60, minutes % 60)
     }
 }
 
@@ -80,6 +81,8 @@ mod tests {
         assert_eq!(secs(Some(12.34)), "12.3 s");
         assert_eq!(secs(Some(394.9)), "6 min 35 s");
         assert_eq!(secs(Some(3_780.0)), "1 h 03 min");
+        // Minutes round over the hour: 1 h 59 min 40 s is 2 h 00 min, not 1 h 60 min.
+        assert_eq!(secs(Some(7_180.0)), "2 h 00 min");
         assert_eq!(bytes(Some(1_207_197_696)), "1.12 GiB");
         assert_eq!(bytes(Some(77_594_624)), "74.0 MiB");
         assert_eq!(href("README.md", "results/a/b/"), "results/a/b/");
