@@ -187,7 +187,7 @@ py-bench *args:
 
 # Speed benchmarks: the roofline (ns per element per structure and memory size, beside the limit loop; prints, writes nothing) and the streams.
 [group('bench')]
-[doc("Speed benchmarks: the roofline, the APBFs and the streams.")]
+[doc("Speed benchmarks: roofline, APBFs, streams.")]
 bench:
     cargo bench -p dupstream-filters --bench roofline
     cargo bench -p dupstream-filters --bench apbf

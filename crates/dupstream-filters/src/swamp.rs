@@ -153,37 +153,7 @@ pub fn memory_bits(window: u64, f: u32) -> Option<u64> {
     geometry_for(window, f)?.memory_bits()
 }
 
-/// Parameters of a [`Swamp`]: the window `W`, and the fingerprint width given
-/// (`fingerprint_bits`), derived from a target rate (`fpr`, [`fingerprint_bits_for`]), or, with
-/// neither, the widest that fits the budget.
-///
-/// ```toml
-/// window = 100000
-/// fingerprint_bits = 24   # or fpr = 0.01, or neither (widest within the budget)
-/// ```
-#[derive(Debug, Clone, Default, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
-pub struct SwampParams {
-    /// `W`, the window in elements.
-    pub window: u64,
-    /// `f`, fingerprint bits.
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub fingerprint_bits: Option<u32>,
-    /// Target false positive rate: `f =` [`fingerprint_bits_for`]`(W, fpr)`.
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub fpr: Option<f64>,
-}
-
-impl SwampParams {
-    /// Window `W`, widest fingerprints within the budget.
-    pub fn window(window: u64) -> Self {
-        Self {
-            window,
-            ..Self::default()
-        }
-    }
-}
+pub use crate::swamp_plain::SwampParams;
 
 fn too_small(budget_bits: u64, needed_bits: u64) -> Error {
     Error::BudgetTooSmall {

@@ -111,9 +111,40 @@ pub fn memory_bits(window: u64, f: u32) -> Option<u64> {
     buffer.checked_add(table)
 }
 
-/// Parameters of a [`SwampPlain`]: those of [`crate::swamp::SwampParams`] (the window `W`, and
-/// the fingerprint width given, derived from a target rate, or the widest within the budget).
-pub type SwampPlainParams = crate::swamp::SwampParams;
+/// Parameters of a SWAMP ([`SwampPlain`], and `crate::swamp::Swamp`, which re-exports them): the window `W`, and the fingerprint width given
+/// (`fingerprint_bits`), derived from a target rate (`fpr`, [`fingerprint_bits_for`]), or, with
+/// neither, the widest that fits the budget.
+///
+/// ```toml
+/// window = 100000
+/// fingerprint_bits = 24   # or fpr = 0.01, or neither (widest within the budget)
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct SwampParams {
+    /// `W`, the window in elements.
+    pub window: u64,
+    /// `f`, fingerprint bits.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub fingerprint_bits: Option<u32>,
+    /// Target false positive rate: `f =` [`fingerprint_bits_for`]`(W, fpr)`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub fpr: Option<f64>,
+}
+
+impl SwampParams {
+    /// Window `W`, widest fingerprints within the budget.
+    pub fn window(window: u64) -> Self {
+        Self {
+            window,
+            ..Self::default()
+        }
+    }
+}
+
+/// Parameters of a [`SwampPlain`]: [`SwampParams`].
+pub type SwampPlainParams = SwampParams;
 
 fn resolve(budget_bits: u64, p: &SwampPlainParams) -> Result<(u64, u32)> {
     let w = p.window;

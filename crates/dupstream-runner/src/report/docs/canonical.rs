@@ -1,7 +1,7 @@
 //! The canonical runs (`results/canonical.toml`) and the experiment files the blocks are
 //! written from: reading them, and what is wrong with them.
 
-use crate::report::html::results_dirs;
+use crate::report::html::dirs::results_dirs;
 use crate::report::readings::{Counts, Readings};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;

@@ -239,9 +239,32 @@ fn markdown_cell(events: Vec<Event<'_>>) -> Cell {
     }
 }
 
+/// Markdown rendered as HTML, its tables as [`Grid`]s that fit the page. Raw HTML in the
+/// Markdown is shown as text, never executed: a label or description is the user's text,
+/// and the page runs no script.
+pub fn markdown(md: &str) -> String {
+    use pulldown_cmark::{Event, Options, Parser, Tag, html};
+    let mut events = Parser::new_ext(md, Options::ENABLE_TABLES).map(|e| match e {
+        Event::Html(t) | Event::InlineHtml(t) => Event::Text(t),
+        e => e,
+    });
+    let mut out = String::new();
+    let mut pending = Vec::new();
+    while let Some(e) = events.next() {
+        if let Event::Start(Tag::Table(_)) = e {
+            html::push_html(&mut out, pending.drain(..));
+            out.push_str(&Grid::from_markdown(&mut events).to_html());
+        } else {
+            pending.push(e);
+        }
+    }
+    html::push_html(&mut out, pending.into_iter());
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::text::markdown;
+    use super::markdown;
 
     /// The text of an HTML fragment, tags removed and the common entities decoded.
     fn text_of(html: &str) -> String {

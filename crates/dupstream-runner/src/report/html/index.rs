@@ -1,41 +1,13 @@
 //! The root page over many results directories, and which runs supersede which.
 
+use super::dirs::results_dirs;
 use super::grid::Grid;
-use super::is_results_dir;
 use super::page::{INDEX, page};
 use super::run_page::write_run;
 use super::text::{duration, escape, href, value_text};
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-/// The results directories under `root` (itself included), sorted; `cells/` directories
-/// are not searched.
-pub fn results_dirs(root: &Path) -> Result<Vec<PathBuf>> {
-    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<()> {
-        if is_results_dir(dir) {
-            out.push(dir.to_path_buf());
-        }
-        if depth == 0 {
-            return Ok(());
-        }
-        for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
-            let e = e?;
-            let name = e.file_name();
-            if e.file_type()?.is_dir()
-                && name != "cells"
-                && !name.to_string_lossy().starts_with('.')
-            {
-                walk(&e.path(), depth - 1, out)?;
-            }
-        }
-        Ok(())
-    }
-    let mut out = Vec::new();
-    walk(root, 4, &mut out)?;
-    out.sort();
-    Ok(out)
-}
 
 /// A run listed on the root index.
 #[derive(Debug)]

@@ -13,6 +13,7 @@
 //! `page` (the page shell and its style), `run_page` (a results directory's page) with
 //! `manifest` and `figures`, and `index` (the root page over many runs).
 
+pub mod dirs;
 mod figures;
 mod grid;
 mod index;
@@ -21,15 +22,10 @@ mod page;
 mod run_page;
 mod text;
 
+pub use dirs::{is_results_dir, results_dirs};
 pub use figures::figure;
-pub use index::{latest_runs, results_dirs, write_root};
+pub use grid::markdown;
+pub use index::{latest_runs, write_root};
 pub use page::{INDEX, page};
 pub use run_page::write_run;
-pub use text::{escape, href, markdown};
-
-use std::path::Path;
-
-/// Whether `dir` is a finished results directory (its `raw.csv`, plain or compressed).
-pub fn is_results_dir(dir: &Path) -> bool {
-    crate::record::result_path(dir, "raw.csv").is_some()
-}
+pub use text::{escape, href};

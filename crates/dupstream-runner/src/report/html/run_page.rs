@@ -1,11 +1,12 @@
 //! A results directory's page: read the directory, then write its sections.
 
+use super::dirs::is_results_dir;
 use super::figures::{chart_kinds, charts, figures_html};
 use super::grid::Grid;
-use super::is_results_dir;
+use super::grid::markdown;
 use super::manifest::{cells_html, manifest_html};
 use super::page::{INDEX, page};
-use super::text::{escape, href, human_bytes, markdown, without_title};
+use super::text::{escape, href, human_bytes, without_title};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 use std::fmt::Write as _;

@@ -1,6 +1,5 @@
 //! Text for the pages: escaped, linked, rendered from Markdown, sizes in binary units.
 
-use super::grid::Grid;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -38,29 +37,6 @@ pub fn href(path: &Path) -> String {
         })
         .collect::<Vec<_>>()
         .join("/")
-}
-
-/// Markdown rendered as HTML, its tables as [`Grid`]s that fit the page. Raw HTML in the
-/// Markdown is shown as text, never executed: a label or description is the user's text,
-/// and the page runs no script.
-pub fn markdown(md: &str) -> String {
-    use pulldown_cmark::{Event, Options, Parser, Tag, html};
-    let mut events = Parser::new_ext(md, Options::ENABLE_TABLES).map(|e| match e {
-        Event::Html(t) | Event::InlineHtml(t) => Event::Text(t),
-        e => e,
-    });
-    let mut out = String::new();
-    let mut pending = Vec::new();
-    while let Some(e) = events.next() {
-        if let Event::Start(Tag::Table(_)) = e {
-            html::push_html(&mut out, pending.drain(..));
-            out.push_str(&Grid::from_markdown(&mut events).to_html());
-        } else {
-            pending.push(e);
-        }
-    }
-    html::push_html(&mut out, pending.into_iter());
-    out
 }
 
 /// A Markdown file's text without its first line when that is a level-1 heading: the page
