@@ -264,6 +264,29 @@ pub fn markdown(md: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn markdown_tables_and_a_labels_html_as_text() {
+        let html = markdown("| a | b |\n|---|---|\n| **1** | 2 |\n");
+        assert!(
+            html.contains("<table") && html.contains("<strong>1</strong>"),
+            "{html}"
+        );
+        // A label's HTML is text, in a table cell as in a paragraph.
+        for md in [
+            "| a |\n|---|\n| <script>alert(1)</script> |\n",
+            "<img src=x onerror=alert(1)>\n",
+            "x <b onclick=alert(1)>y</b>\n",
+        ] {
+            let html = markdown(md);
+            assert!(
+                !html.contains("<script") && !html.contains("<img") && !html.contains("<b "),
+                "{html}"
+            );
+            assert!(html.contains("&lt;"), "{html}");
+        }
+    }
+
     use super::markdown;
 
     /// The text of an HTML fragment, tags removed and the common entities decoded.
