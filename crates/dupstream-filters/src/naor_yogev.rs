@@ -434,7 +434,7 @@ crate::structure::impl_structure!(NaorYogev {
     crate::structure::window_scales!(NaorYogevParams);
 
     /// 1 random cell (the table at the fingerprint's home: query and update walk the same
-    /// cluster) plus the sweep's slots, read in sequence: [`Self::cleared_lines_per_element`].
+    /// cluster) plus the sweep's slots, read in sequence: [`crate::Structure::cleared_lines_per_element`].
     fn cells_per_element(params: &NaorYogevParams, budget_bits: u64) -> f64 {
         1.0 + Self::cleared_lines_per_element(params, budget_bits)
     }

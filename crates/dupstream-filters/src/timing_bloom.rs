@@ -30,7 +30,7 @@
 //! wrap. When time jumps by `Δ` ticks the pointer visits `min(m, Δ·⌈m/G⌉)` cells.
 //!
 //! **False positives.** Given the fraction `r` of live cells (non-empty, age `≤ L`), a
-//! never-seen element is reported with probability `r^k` ([`Self::live_fraction`], exact given
+//! never-seen element is reported with probability `r^k` ([`TimingBloom::live_fraction`], exact given
 //! the state up to double hashing's repeats). On a stream of distinct keys with `q = 1`, `W`
 //! elements are live and `E[r] = 1 − (1 − 1/m)^{kW}` ([`expected_live_fraction`]).
 //!

@@ -856,6 +856,7 @@ mod tests {
         false
     }
 
+    #[cfg(feature = "serde")]
     /// Verdict digests pinned before the blocked layout's rewrite (the code of main at
     /// af411ea): the conformance key stream (`tests/conformance.rs`: key `i` =
     /// `reduce(mix64(i + 0x636f6e66), 65536)`, hashed with seed 1), 262,144 steps per case.
@@ -926,6 +927,7 @@ mod tests {
         (false, "k = 2\nl = 70\ng = 5", 8090, 708, 0x3c4fd790803a0181),
     ];
 
+    #[cfg(feature = "serde")]
     /// The cases of [`PINNED_VERDICTS`]: (blocked, TOML parameters, budget in bits).
     const PINNED_CASES: &[(bool, &str, u64)] = &[
         (true, "k = 7\nl = 5\nwindow = 65536", 1 << 20),
@@ -944,6 +946,7 @@ mod tests {
         (false, "k = 2\nl = 70\ng = 5", 64 * 8 * 72),
     ];
 
+    #[cfg(feature = "serde")]
     /// (positives, final ones, digest) of `f` on the conformance stream.
     fn verdict_digest(f: &mut Apbf) -> (u64, u64, u64) {
         let (mut positives, mut digest) = (0u64, 0xcbf2_9ce4_8422_2325u64);

@@ -239,7 +239,7 @@ fn markdown_cell(events: Vec<Event<'_>>) -> Cell {
     }
 }
 
-/// Markdown rendered as HTML, its tables as [`Grid`]s that fit the page. Raw HTML in the
+/// Markdown rendered as HTML, its tables as grids that fit the page. Raw HTML in the
 /// Markdown is shown as text, never executed: a label or description is the user's text,
 /// and the page runs no script.
 pub fn markdown(md: &str) -> String {
