@@ -149,6 +149,9 @@ def test_tables_are_dataframes_with_pandas() -> None:
 def experiment(tmp: Path, stream: Dict[str, Any], metrics: Dict[str, Any]) -> Dict[str, Any]:
     algs = []
     for s in one_set_per_structure():
+        if "window_seconds" in s and "window_seconds" in metrics:
+            # A structure's own time window must be the one its verdicts are scored in.
+            s = {**s, "window_seconds": metrics["window_seconds"]}
         algs.append({**s, "label": s["name"]})
     return {
         "name": "python-identity",
