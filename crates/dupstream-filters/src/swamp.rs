@@ -56,7 +56,7 @@
 
 use crate::bits::PackedArray;
 use crate::compact_table::{self, QuotientTable};
-use crate::error::{Error, Result, ensure};
+use crate::error::{Error, Result};
 use crate::hash::rehash;
 use crate::{DuplicateFilter, Occupancy, OccupancyKind};
 
@@ -164,16 +164,7 @@ fn too_small(budget_bits: u64, needed_bits: u64) -> Error {
 }
 
 fn resolve(budget_bits: u64, p: &SwampParams) -> Result<Geometry> {
-    let w = p.window;
-    ensure(
-        (1..=1u64 << 40).contains(&w),
-        "window",
-        w,
-        "must be in 1..=2^40",
-    )?;
-    let fixed = compact_table::given_fingerprint_bits(p.fingerprint_bits, p.fpr, |fpr| {
-        fingerprint_bits_for(w, fpr)
-    })?;
+    let (w, fixed) = crate::swamp_plain::window_and_given_bits(p)?;
     let g = match fixed {
         Some(f) => {
             let g = geometry_for(w, f).ok_or(Error::InvalidParameter {

@@ -146,7 +146,9 @@ impl SwampParams {
 /// Parameters of a [`SwampPlain`]: [`SwampParams`].
 pub type SwampPlainParams = SwampParams;
 
-fn resolve(budget_bits: u64, p: &SwampPlainParams) -> Result<(u64, u32)> {
+/// Both SWAMP readings' window `W` (checked, in `1..=2^40`) and the fingerprint width the
+/// parameters give, directly or by a target rate (`None`: the widest that fits the budget).
+pub(crate) fn window_and_given_bits(p: &SwampParams) -> Result<(u64, Option<u32>)> {
     let w = p.window;
     ensure(
         (1..=1u64 << 40).contains(&w),
@@ -157,6 +159,11 @@ fn resolve(budget_bits: u64, p: &SwampPlainParams) -> Result<(u64, u32)> {
     let given = crate::compact_table::given_fingerprint_bits(p.fingerprint_bits, p.fpr, |fpr| {
         fingerprint_bits_for(w, fpr)
     })?;
+    Ok((w, given))
+}
+
+fn resolve(budget_bits: u64, p: &SwampPlainParams) -> Result<(u64, u32)> {
+    let (w, given) = window_and_given_bits(p)?;
     let f = match given {
         Some(f) => f,
         None => {

@@ -229,6 +229,23 @@ impl StreamSpec {
                 "must be between 1 and 10^10",
             )
         };
+        // The Zipf kinds' universe and exponent (`zipf` and `zipf_drift`).
+        let check_zipf = |universe: u64, s: f64| {
+            ensure(
+                (1..=MAX_ZIPF_UNIVERSE).contains(&universe),
+                kind,
+                "universe",
+                universe,
+                "must be between 1 and 2^53",
+            )?;
+            ensure(
+                s.is_finite() && s >= 0.0,
+                kind,
+                "s",
+                s,
+                "must be finite and >= 0",
+            )
+        };
         let check_u = |u: f64| {
             ensure(
                 u.is_finite() && u > 0.0,
@@ -303,20 +320,7 @@ impl StreamSpec {
             }
             Self::Zipf { n, universe, s, .. } => {
                 check_n(n)?;
-                ensure(
-                    (1..=MAX_ZIPF_UNIVERSE).contains(&universe),
-                    kind,
-                    "universe",
-                    universe,
-                    "must be between 1 and 2^53",
-                )?;
-                ensure(
-                    s.is_finite() && s >= 0.0,
-                    kind,
-                    "s",
-                    s,
-                    "must be finite and >= 0",
-                )?;
+                check_zipf(universe, s)?;
             }
             Self::ZipfDrift {
                 n,
@@ -327,20 +331,7 @@ impl StreamSpec {
                 ..
             } => {
                 check_n(n)?;
-                ensure(
-                    (1..=MAX_ZIPF_UNIVERSE).contains(&universe),
-                    kind,
-                    "universe",
-                    universe,
-                    "must be between 1 and 2^53",
-                )?;
-                ensure(
-                    s.is_finite() && s >= 0.0,
-                    kind,
-                    "s",
-                    s,
-                    "must be finite and >= 0",
-                )?;
+                check_zipf(universe, s)?;
                 ensure(period >= 1, kind, "period", period, "must be at least 1")?;
                 ensure(
                     shift < universe,
