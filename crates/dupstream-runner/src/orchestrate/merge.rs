@@ -336,6 +336,7 @@ fn combined(machine: Machine, records: &[&ShardRecord], ran: &Executed) -> Outco
         threads: records.iter().map(|r| r.threads).max().unwrap_or(1),
         started_unix: records.iter().map(|r| r.started_unix).min().unwrap_or(0),
         wall_secs: records.iter().map(|r| r.wall_secs).fold(0.0, f64::max),
+        cpu_secs: None,
         estimated_secs: records.iter().map(|r| r.estimated_secs).fold(0.0, f64::max),
         peak_rss_bytes: records.iter().filter_map(|r| r.peak_rss_bytes).max(),
         estimated_peak_bytes: records

@@ -8,7 +8,7 @@
 
 use crate::execute::{self, Cancel, Progress};
 use crate::plan::{self, Experiment, Registry, cost};
-use crate::record::probe::{Machine, available_memory, peak_rss, unix_now};
+use crate::record::probe::{Machine, available_memory, peak_rss, process_cpu_secs, unix_now};
 use crate::record::{
     CellTiming, Identity, Manifest, ManifestStream, Outcome, ResultsDir, StreamRow, digest,
 };
@@ -167,6 +167,7 @@ impl Session {
             threads: self.threads,
             started_unix: self.started_unix,
             wall_secs: self.started.elapsed().as_secs_f64(),
+            cpu_secs: process_cpu_secs(),
             estimated_secs,
             peak_rss_bytes: peak_rss(),
             estimated_peak_bytes,
@@ -237,6 +238,7 @@ fn summary_json(m: &Manifest, dir: &Path) -> serde_json::Value {
         "scale": m.scale,
         "threads": m.threads,
         "wall_secs_total": m.wall_secs_total,
+        "cpu_secs_total": m.cpu_secs_total,
         "estimated_secs": m.estimated_secs,
         "peak_rss_bytes": m.peak_rss_bytes,
         "cells": m.cells.iter().map(|t| serde_json::json!({
@@ -289,9 +291,13 @@ fn summary(exp: &Experiment, m: &Manifest) {
         eprintln!("stream {i}: {s}");
     }
     eprintln!(
-        "total wall time {:.1} s (estimated {:.0} s), peak memory {}",
+        "total wall time {:.1} s (estimated {:.0} s){}, peak memory {}",
         m.wall_secs_total,
         m.estimated_secs,
+        m.cpu_secs_total.map_or(String::new(), |c| format!(
+            ", CPU time {c:.1} s ({:.1} s per thread)",
+            c / m.threads.max(1) as f64
+        )),
         m.peak_rss_bytes
             .map_or("unknown".into(), |b| format!("{:.2} GiB", gib(b)))
     );

@@ -73,6 +73,8 @@ pub struct Outcome {
     pub threads: usize,
     pub started_unix: u64,
     pub wall_secs: f64,
+    /// The process's CPU time, every thread (`None`: not measured, or a merge of parts).
+    pub cpu_secs: Option<f64>,
     /// The wall time the runner estimated before starting (a merge: its longest part's).
     pub estimated_secs: f64,
     pub peak_rss_bytes: Option<u64>,
@@ -98,6 +100,9 @@ pub struct Manifest {
     pub scale: u64,
     pub started_unix: u64,
     pub wall_secs_total: f64,
+    /// CPU time of the run's process, every thread (`None` where not measured, and for a
+    /// merged run); unlike the wall time it does not grow with other work on the machine.
+    pub cpu_secs_total: Option<f64>,
     pub estimated_secs: f64,
     pub peak_rss_bytes: Option<u64>,
     pub estimated_peak_bytes: u64,
@@ -123,6 +128,7 @@ impl Manifest {
             scale: exp.scale,
             started_unix: outcome.started_unix,
             wall_secs_total: outcome.wall_secs,
+            cpu_secs_total: outcome.cpu_secs,
             estimated_secs: outcome.estimated_secs,
             peak_rss_bytes: outcome.peak_rss_bytes,
             estimated_peak_bytes: outcome.estimated_peak_bytes,

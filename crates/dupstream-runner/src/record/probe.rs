@@ -139,6 +139,21 @@ pub fn peak_rss() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// CPU time this process has used so far (user and system, every thread), in seconds, where
+/// the platform tells (Linux); the load-independent measure a run's estimate is checked
+/// against (`docs/timing.md`).
+pub fn process_cpu_secs() -> Option<f64> {
+    #[cfg(target_os = "linux")]
+    {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+        Some(t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
 /// Seconds since the Unix epoch.
 pub fn unix_now() -> u64 {
     std::time::SystemTime::now()
