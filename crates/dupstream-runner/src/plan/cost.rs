@@ -14,7 +14,9 @@
 //! - a stream's ground truth: generating the stream ([`StreamCost::generate_ns`]) plus its
 //!   oracle's labelling at the oracle's size ([`oracle_ns`]: [`BITMAP`] or [`HASH_SET`],
 //!   interpolated in `log(bits)` between the sizes measured); a windowed truth generates the
-//!   stream again and adds [`WINDOW_TRUTH_NS`].
+//!   stream again and adds [`WINDOW_TRUTH_NS`];
+//! - a run's fixed part, once per run (or shard): starting the binary, planning, and writing
+//!   the results directory ([`RUN_FIXED_SECS`], wall time of a small experiment's run).
 //!
 //! The stream and truth figures come from `benches/calibrate.rs` (`just calibrate`, which
 //! rewrites `calibration_table.rs` beside this file), the structures' from the filters crate's
@@ -185,24 +187,25 @@ pub fn cells_secs(exp: &Experiment, cells: &[usize]) -> f64 {
 
 /// The estimated time of a run on `threads` threads, as [`crate::execute`] runs it: stream by
 /// stream, the ground truth, then the stream's cells shared by the threads (never less than
-/// its longest cell).
+/// its longest cell); plus the run's fixed part ([`RUN_FIXED_SECS`]).
 pub fn run_secs(exp: &Experiment, threads: usize) -> f64 {
     let threads = threads.max(1) as f64;
-    (0..exp.streams.len())
-        .map(|s| {
-            let cells: Vec<f64> = exp
-                .cells
-                .iter()
-                .filter(|c| c.stream == s)
-                .map(|c| cell_secs(exp, c))
-                .collect();
-            if cells.is_empty() {
-                return 0.0;
-            }
-            let longest = cells.iter().copied().fold(0.0, f64::max);
-            truth_secs(exp, s) + (cells.iter().sum::<f64>() / threads).max(longest)
-        })
-        .sum()
+    RUN_FIXED_SECS
+        + (0..exp.streams.len())
+            .map(|s| {
+                let cells: Vec<f64> = exp
+                    .cells
+                    .iter()
+                    .filter(|c| c.stream == s)
+                    .map(|c| cell_secs(exp, c))
+                    .collect();
+                if cells.is_empty() {
+                    return 0.0;
+                }
+                let longest = cells.iter().copied().fold(0.0, f64::max);
+                truth_secs(exp, s) + (cells.iter().sum::<f64>() / threads).max(longest)
+            })
+            .sum::<f64>()
 }
 
 /// Whether some stream of the experiment is costed at the assumed [`UNKNOWN_LEN`].
@@ -358,9 +361,12 @@ mod tests {
         let e = exp("kind = \"uniform\"\nn = 1_000_000\ndistinct_fraction = 0.5");
         let (small, large) = (cell_secs(&e, &e.cells[0]), cell_secs(&e, &e.cells[1]));
         let truth = truth_secs(&e, 0);
-        assert!(close(run_secs(&e, 1), truth + small + large));
+        assert!(close(
+            run_secs(&e, 1),
+            RUN_FIXED_SECS + truth + small + large
+        ));
         // Two threads: never less than the longest cell.
-        let two = truth + ((small + large) / 2.0).max(small.max(large));
+        let two = RUN_FIXED_SECS + truth + ((small + large) / 2.0).max(small.max(large));
         assert!(close(run_secs(&e, 2), two));
         assert!(close(run_secs(&e, 64), two), "one thread per cell");
     }
