@@ -13,6 +13,7 @@
 // The one `unsafe` module is `execute::heap`, the counting global allocator (its `SAFETY`
 // comments say why it is sound); every other module denies `unsafe`.
 #![deny(unsafe_code)]
+#![warn(missing_docs)]
 // Everything written to stdout goes through `outln!` or `out!`, which return the write error: a reader
 // that closed the pipe (`dupstream list | head -1`) then ends the command quietly
 // (`cli::main_with`) instead of panicking as `println!` does.
@@ -36,10 +37,12 @@ macro_rules! out {
 }
 
 pub mod cli;
+#[doc(hidden)]
 pub mod execute;
 pub mod orchestrate;
 pub mod plan;
 pub mod record;
+#[doc(hidden)]
 pub mod report;
 
 pub use plan::{CustomStructure, Registry, StructureSpec};

@@ -6,15 +6,17 @@
 //! that do all that on a cluster.
 
 pub mod assign;
-pub mod merge;
+pub(crate) mod merge;
+#[doc(hidden)]
 pub mod part;
-pub mod pipeline;
-pub mod slurm;
+pub(crate) mod pipeline;
+pub(crate) mod slurm;
 mod stop;
 
+pub use crate::execute::Interrupted;
 pub use assign::{ShardSpec, assign};
-pub use pipeline::{Inputs, Print, Session};
-pub use stop::{Stopped, resume_command};
+pub(crate) use pipeline::{Inputs, Print, Session};
+pub use stop::Stopped;
 
 use crate::plan::{Registry, cost};
 use crate::record::{Purpose, ResultsDir};
@@ -25,13 +27,23 @@ use std::path::PathBuf;
 /// What `dupstream run` was asked.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
+    /// The experiment file (a path under `experiments/` not on disk reads the built-in
+    /// catalogue).
     pub experiment: PathBuf,
+    /// `--scale F`: divide the stream length, every memory size and the key universe by `F`
+    /// (`None`: the file's `[run] scale`, else 1).
     pub scale: Option<u64>,
+    /// `--threads`: worker threads (`None`: every core, at most one per cell).
     pub threads: Option<usize>,
+    /// `--out`: the results directory (`None`: a new one under `results_root`).
     pub out: Option<PathBuf>,
+    /// `--resume`: finish an interrupted run in `out`, keeping its finished cells.
     pub resume: bool,
+    /// Where default results directories go (`results/` for the command).
     pub results_root: PathBuf,
+    /// `--quiet`: no progress bars or notes on stderr, only the table on stdout.
     pub quiet: bool,
+    /// `--shard I/N`: run only shard `I` of `N` as a part to merge later.
     pub shard: Option<ShardSpec>,
     /// Print the end-of-run summary as JSON on stdout instead of the table.
     pub json: bool,

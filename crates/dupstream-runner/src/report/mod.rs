@@ -2,20 +2,24 @@
 //! derived series, paper-style tables with the paper's values, two runs side by side
 //! ([`runs`]), statistics, charts, timing, the analytic (theory) figures and the documents'
 //! generated blocks ([`docs`]).
+//!
+//! Not a stable API: public, and hidden from the documentation, only for the Python package
+//! (ranking a leaderboard's runs, [`leaderboard_page`]) and the runner's integration tests;
+//! a user reads a run's results through [`crate::record`].
 
-pub mod charts;
-pub mod derived;
+pub(crate) mod charts;
+pub(crate) mod derived;
 pub mod docs;
-pub mod html;
+pub(crate) mod html;
 pub mod leaderboard;
 pub mod leaderboard_page;
 pub mod readings;
-pub mod reference;
-pub mod runs;
-pub mod stats;
+pub(crate) mod reference;
+pub(crate) mod runs;
+pub(crate) mod stats;
 pub mod table;
-pub mod theory;
-pub mod timing;
+pub(crate) mod theory;
+pub(crate) mod timing;
 
 use crate::plan::{Experiment, Registry};
 use crate::record::{CellTiming, RawRow, ResultsDir, read_result_json};
