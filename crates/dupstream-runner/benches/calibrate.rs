@@ -19,7 +19,7 @@
 use dupstream_filters::{DuplicateFilter, Occupancy, OccupancyKind, Param};
 use dupstream_runner::execute::{Cancel, Progress, cell, truth};
 use dupstream_runner::plan::{self, CustomStructure, Experiment, Registry};
-use dupstream_runner::record::probe::Machine;
+use dupstream_runner::record::Machine;
 use dupstream_streams::{GroundTruth, Oracle, StreamSpec, WindowTruth};
 use std::fmt::Write as _;
 use std::hint::black_box;

@@ -114,6 +114,7 @@ impl ResultsDir {
         }
     }
 
+    /// The directory's path.
     pub fn path(&self) -> &Path {
         &self.path
     }
