@@ -1,9 +1,13 @@
 //! Stage 5, orchestration: every way a run is carried out, on one machine or many. It puts
-//! the stages below it together: [`pipeline`] is the one open → execute → finish path every
+//! the stages below it together: `pipeline` is the one open → execute → finish path every
 //! run takes; [`run`] takes it on one machine; sweeps that outgrow one machine
-//! are split into shards ([`assign`](mod@assign)), each run as a part ([`part`]), and merged into the
-//! results a single run gives, byte for byte ([`merge`]); [`slurm`] writes the job scripts
+//! are split into shards ([`assign`](mod@assign)), each run as a part (`part`), and merged into the
+//! results a single run gives, byte for byte (`merge`); `slurm` writes the job scripts
 //! that do all that on a cluster.
+//!
+//! The public API is [`run`] and [`run_hosted`] with their [`RunOptions`], and the shard
+//! split; the parts, the merge and Slurm are the command's (`dupstream run --shard`,
+//! `merge`, `slurm`).
 
 pub mod assign;
 pub(crate) mod merge;

@@ -2,13 +2,13 @@
 //! with everything known before a run starts: seeds, units, the cost model, the structures
 //! an experiment may name.
 //!
-//! Raw TOML → [`RawExperiment`] ([`schema`]) → validated [`Experiment`] ([`validate`]). Any
+//! Raw TOML → `RawExperiment` (`schema.rs`) → validated [`Experiment`] (`validate/`). Any
 //! value given as an array in `[stream]` or in an `[[algorithm]]` table is swept (the
 //! cartesian product of all arrays); `[grid]` holds the memory sizes and the seeds. An
 //! `[[algorithm]]` table's `memory` key (a size or an array of sizes from the grid) is not
 //! swept: it restricts that structure to those sizes (e.g. a Bloom filter whose `k` depends
 //! on the memory). `[[derived]]` tables add series computed from measured ones
-//! ([`crate::report::derived`]). Every error names the file, line and key, and is found
+//! (`report/derived.rs`). Every error names the file, line and key, and is found
 //! before any work starts.
 
 pub(crate) mod catalogue;

@@ -1,10 +1,12 @@
 //! Stage 2, the record: typed result rows and the results directory that holds them.
 //!
 //! [`RawRow`] and [`StreamRow`] are the rows of `raw.csv` and `streams.csv`; a structure's
-//! parameters are [`Params`], pairs rather than a string to split; [`tidy`] adds the tidy
-//! columns (`param_<name>`, `memory_bits`, `bits_per_distinct`), `cells.csv` and `gaps.csv`. [`ResultsDir`] owns every
-//! file of a results directory; [`verify_run`] checks a finished one against its commit record
-//! before anything reads it. [`probe`] reads the git revision, the host and the machine.
+//! parameters are [`Params`], pairs rather than a string to split; `tidy.rs` adds the tidy
+//! columns (`param_<name>`, `memory_bits`, `bits_per_distinct`), `cells.csv` ([`CellRow`])
+//! and `gaps.csv` ([`GapRow`]). [`ResultsDir`] owns every file of a results directory;
+//! [`verify_run`] checks a finished one against its commit record before anything reads it;
+//! [`read_result_rows`] reads a CSV file of it, stored plain or gzip-compressed. `probe.rs`
+//! reads the git revision, the host and the [`Machine`].
 
 pub(crate) mod files;
 mod lock;
@@ -27,9 +29,10 @@ pub use manifest::{Manifest, ManifestStream};
 pub use params::Params;
 pub use probe::Machine;
 pub use results_dir::{
-    COMMIT_FILE, CellRecord, CellState, CommitRecord, CommittedCell, CommittedFile, PAPER_VALUES,
-    Purpose, ResultsDir, checksum, digest, run_toml, run_toml_differs,
+    CellRecord, CellState, CommitRecord, CommittedCell, CommittedFile, ResultsDir, checksum,
+    digest, run_toml,
 };
+pub(crate) use results_dir::{Purpose, run_toml_differs};
 pub use rows::{CellTiming, RawRow, StreamRow};
 pub use tidy::{CellRow, GapRow};
 pub use verify::verify_run;

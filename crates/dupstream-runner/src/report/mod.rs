@@ -1,6 +1,6 @@
 //! Stage 4, the report: everything derived from result rows without running anything again:
 //! derived series, paper-style tables with the paper's values, two runs side by side
-//! ([`runs`]), statistics, charts, timing, the analytic (theory) figures and the documents'
+//! (`runs.rs`), statistics, charts, timing, the analytic (theory) figures and the documents'
 //! generated blocks ([`docs`]).
 //!
 //! Not a stable API: public, and hidden from the documentation, only for the Python package
