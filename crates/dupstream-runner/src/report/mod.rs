@@ -17,7 +17,7 @@ pub mod readings;
 pub(crate) mod reference;
 pub(crate) mod runs;
 pub(crate) mod stats;
-pub mod table;
+pub(crate) mod table;
 pub(crate) mod theory;
 pub(crate) mod timing;
 
