@@ -37,7 +37,7 @@ pub struct RunOptions {
     /// `--scale F`: divide the stream length, every memory size and the key universe by `F`
     /// (`None`: the file's `[run] scale`, else 1).
     pub scale: Option<u64>,
-    /// `--threads`: worker threads (`None`: every core, at most one per cell).
+    /// `--threads`: worker threads (`None`: every core); never more than there are cells.
     pub threads: Option<usize>,
     /// `--out`: the results directory (`None`: a new one under `results_root`).
     pub out: Option<PathBuf>,
@@ -45,7 +45,7 @@ pub struct RunOptions {
     pub resume: bool,
     /// Where default results directories go (`results/` for the command).
     pub results_root: PathBuf,
-    /// `--quiet`: no progress bars or notes on stderr, only the table on stdout.
+    /// `--quiet`: nothing on stderr but warnings and errors (no progress or summary).
     pub quiet: bool,
     /// `--shard I/N`: run only shard `I` of `N` as a part to merge later.
     pub shard: Option<ShardSpec>,

@@ -92,7 +92,7 @@ pub struct Experiment {
     pub paper: Option<String>,
     /// `[reference]`: the paper's values (a CSV file found, and the value of its `table` column).
     pub reference: Option<(PathBuf, String)>,
-    /// The scale it runs at (`--scale`, else `[run] scale`, else 1).
+    /// The scale it runs at: `--scale`, else `[run] scale`, else 1, at most `[run] max_scale`.
     pub scale: u64,
     /// Every stream of the sweep, one per combination of swept values and seed.
     pub streams: Vec<StreamCase>,
