@@ -127,7 +127,7 @@ fn one_cell(
     );
     let text =
         toml::to_string(&exp).map_err(|e| PyValueError::new_err(format!("{source}: {e}")))?;
-    dupstream_runner::plan::validate::parse(Path::new(source), &text, Some(1), &Registry::builtin())
+    dupstream_runner::plan::parse_with(Path::new(source), &text, Some(1), &Registry::builtin())
         .map_err(config_error)
 }
 

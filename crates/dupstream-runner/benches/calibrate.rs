@@ -22,8 +22,8 @@
 
 use dupstream_filters::{DuplicateFilter, Occupancy, OccupancyKind, Param};
 use dupstream_runner::execute::{Cancel, Progress, cell, truth};
-use dupstream_runner::plan::{CustomStructure, Experiment, Registry, validate};
-use dupstream_runner::record::probe::Machine;
+use dupstream_runner::plan::{self, CustomStructure, Experiment, Registry};
+use dupstream_runner::record::Machine;
 use dupstream_streams::{GroundTruth, Oracle, StreamSpec, WindowTruth};
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -185,7 +185,7 @@ fn experiment(stream: &str, window: bool, registry: &Registry) -> Experiment {
     let text = format!(
         "name = \"calibrate\"\ndescription = \"calibration\"\n[stream]\n{stream}\n[grid]\nmemory = [\"1KB\"]\n[[algorithm]]\nname = \"nothing\"\n{metrics}"
     );
-    validate::parse(Path::new("calibrate.toml"), &text, None, registry)
+    plan::parse_with(Path::new("calibrate.toml"), &text, None, registry)
         .unwrap_or_else(|e| panic!("calibration experiment: {e}"))
 }
 

@@ -154,14 +154,3 @@ fn a_missing_canonical_directory_is_named_as_missing() {
     assert!(err.contains("results/m/gone/, is missing"), "{err}");
     let _ = std::fs::remove_dir_all(&root);
 }
-
-/// A label's HTML is shown as text in Markdown (LEADERBOARD.md, table.md), as the report
-/// shows it.
-#[test]
-fn html_in_a_label_is_text_in_markdown() {
-    use dupstream_runner::report::table::md_cell;
-    assert_eq!(
-        md_cell("<script>x</script> & | y"),
-        "&lt;script&gt;x&lt;/script&gt; &amp; \\| y"
-    );
-}

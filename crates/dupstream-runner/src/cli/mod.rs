@@ -48,7 +48,7 @@ to resume)."
     };
 }
 
-pub const EXAMPLES: &str = concat!(
+pub(crate) const EXAMPLES: &str = concat!(
     "Examples:\n",
     run_examples!(),
     "  dupstream list                            the experiment catalogue
@@ -69,7 +69,7 @@ pub const EXAMPLES: &str = concat!(
 );
 
 /// `run --help`: examples of `run` only.
-pub const RUN_EXAMPLES: &str = concat!(
+pub(crate) const RUN_EXAMPLES: &str = concat!(
     "Examples:\n",
     run_examples!(),
     "  dupstream run my.toml --quiet             only the table on stdout; warnings and errors on stderr

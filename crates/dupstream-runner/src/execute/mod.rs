@@ -1,11 +1,15 @@
 //! Stage 3, execution: per stream, the exact ground truth once, then every unfinished cell of
 //! that stream in parallel on rayon, each cell's rows written to its [`ResultsDir`] part as
 //! soon as it finishes (so an interrupted run resumes where it stopped).
+//!
+//! Not a stable API: public, and hidden from the documentation, only for the runner's
+//! calibration benchmark (`benches/calibrate.rs`); a user runs cells through
+//! [`orchestrate::run`](crate::orchestrate::run).
 
 pub mod cancel;
 pub mod cell;
 #[allow(unsafe_code)]
-pub mod heap;
+pub(crate) mod heap;
 pub mod progress;
 pub mod truth;
 

@@ -10,7 +10,9 @@ use std::collections::BTreeSet;
 /// `I/N`: shard `I` (0-based) of `N`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShardSpec {
+    /// `I`, from 0 to `N - 1`.
     pub index: usize,
+    /// `N`, the number of shards.
     pub count: usize,
 }
 

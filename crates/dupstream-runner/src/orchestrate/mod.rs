@@ -1,20 +1,26 @@
 //! Stage 5, orchestration: every way a run is carried out, on one machine or many. It puts
-//! the stages below it together: [`pipeline`] is the one open → execute → finish path every
+//! the stages below it together: `pipeline` is the one open → execute → finish path every
 //! run takes; [`run`] takes it on one machine; sweeps that outgrow one machine
-//! are split into shards ([`assign`](mod@assign)), each run as a part ([`part`]), and merged into the
-//! results a single run gives, byte for byte ([`merge`]); [`slurm`] writes the job scripts
+//! are split into shards ([`assign`](mod@assign)), each run as a part (`part`), and merged into the
+//! results a single run gives, byte for byte (`merge`); `slurm` writes the job scripts
 //! that do all that on a cluster.
+//!
+//! The public API is [`run`] and [`run_hosted`] with their [`RunOptions`], and the shard
+//! split; the parts, the merge and Slurm are the command's (`dupstream run --shard`,
+//! `merge`, `slurm`).
 
 pub mod assign;
-pub mod merge;
+pub(crate) mod merge;
+#[doc(hidden)]
 pub mod part;
-pub mod pipeline;
-pub mod slurm;
+pub(crate) mod pipeline;
+pub(crate) mod slurm;
 mod stop;
 
+pub use crate::execute::Interrupted;
 pub use assign::{ShardSpec, assign};
-pub use pipeline::{Inputs, Print, Session};
-pub use stop::{Stopped, resume_command};
+pub(crate) use pipeline::{Inputs, Print, Session};
+pub use stop::Stopped;
 
 use crate::plan::{Registry, cost};
 use crate::record::{Purpose, ResultsDir};
@@ -25,13 +31,23 @@ use std::path::PathBuf;
 /// What `dupstream run` was asked.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
+    /// The experiment file (a path under `experiments/` not on disk reads the built-in
+    /// catalogue).
     pub experiment: PathBuf,
+    /// `--scale F`: divide the stream length, every memory size and the key universe by `F`
+    /// (`None`: the file's `[run] scale`, else 1).
     pub scale: Option<u64>,
+    /// `--threads`: worker threads (`None`: every core); never more than there are cells.
     pub threads: Option<usize>,
+    /// `--out`: the results directory (`None`: a new one under `results_root`).
     pub out: Option<PathBuf>,
+    /// `--resume`: finish an interrupted run in `out`, keeping its finished cells.
     pub resume: bool,
+    /// Where default results directories go (`results/` for the command).
     pub results_root: PathBuf,
+    /// `--quiet`: nothing on stderr but warnings and errors (no progress or summary).
     pub quiet: bool,
+    /// `--shard I/N`: run only shard `I` of `N` as a part to merge later.
     pub shard: Option<ShardSpec>,
     /// Print the end-of-run summary as JSON on stdout instead of the table.
     pub json: bool,

@@ -2,6 +2,10 @@
 //! the streams it has cells of, and write a self-describing part: the per-cell files of
 //! `dupstream run` (so `--resume` works unchanged), `streams.csv` for its streams,
 //! `run.toml`, and last `shard.json` ([`ShardRecord`]), which marks the part finished.
+//!
+//! Not a stable API: public, and hidden from the documentation, only for the fuzz targets
+//! (`fuzz/harness.rs` reads a part's record with [`read_record`]); `dupstream run --shard` and
+//! `merge` are the way to use parts.
 
 use super::ShardSpec;
 use super::assign::assign;

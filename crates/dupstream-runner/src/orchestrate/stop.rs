@@ -11,10 +11,13 @@ use std::path::{Path, PathBuf};
 /// resume. The process exits with 128 + the signal ([`Interrupted::exit_code`]).
 #[derive(Debug, Clone)]
 pub struct Stopped {
+    /// The signal that stopped it.
     pub by: Interrupted,
+    /// The results directory that keeps the finished cells.
     pub dir: PathBuf,
     /// Cells finished and kept in `dir`, of `cells`.
     pub kept: usize,
+    /// Cells of the run (or of the shard).
     pub cells: usize,
     /// The command that resumes the run.
     pub resume: String,

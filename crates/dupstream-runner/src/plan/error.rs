@@ -20,6 +20,7 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
+    /// An error in `file`, at `line` and `key` when known, kept to one line.
     pub fn new(
         file: &Path,
         line: Option<usize>,

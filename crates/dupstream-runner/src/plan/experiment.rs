@@ -53,8 +53,11 @@ impl StreamCase {
 /// One run of one structure over one stream.
 #[derive(Debug, Clone)]
 pub struct Cell {
+    /// Its position in [`Experiment::cells`] (and its `cell` number in `raw.csv`).
     pub index: usize,
+    /// The index of its stream in [`Experiment::streams`].
     pub stream: usize,
+    /// The structure and its parameters, from the registry.
     pub filter: Arc<dyn StructureSpec>,
     /// Display label (`label` key, or the name plus swept parameters).
     pub label: String,
@@ -77,19 +80,30 @@ pub struct Cell {
 /// A validated experiment.
 #[derive(Debug, Clone)]
 pub struct Experiment {
+    /// The experiment file.
     pub file: PathBuf,
+    /// The file's text, as read.
     pub source: String,
+    /// `name`: the experiment's name (its results go under `results/<name>/`).
     pub name: String,
+    /// `description`: one line saying what it measures.
     pub description: String,
+    /// `paper`: the paper it reproduces (`Singh & Batra, FP-SBF`), as tables title it.
     pub paper: Option<String>,
+    /// `[reference]`: the paper's values (a CSV file found, and the value of its `table` column).
     pub reference: Option<(PathBuf, String)>,
+    /// The scale it runs at: `--scale`, else `[run] scale`, else 1, at most `[run] max_scale`.
     pub scale: u64,
+    /// Every stream of the sweep, one per combination of swept values and seed.
     pub streams: Vec<StreamCase>,
+    /// Every cell: one structure at one memory size over one stream.
     pub cells: Vec<Cell>,
     /// The `[grid] memory` sizes, nominal bits in the file's order (the leaderboard's
     /// columns; a structure's own `memory` may add sizes beyond them).
     pub memory_grid: Vec<u64>,
+    /// `[metrics] checkpoint_every` (scaled): a checkpoint every this many elements.
     pub checkpoint_every: Option<u64>,
+    /// `[metrics] checkpoints`: the number of evenly spaced checkpoints when `checkpoint_every` is not given.
     pub checkpoints: u64,
     /// `[metrics] window` (scaled): also score against the windowed truth.
     pub window: Option<u64>,
@@ -98,11 +112,14 @@ pub struct Experiment {
     pub window_seconds: Option<f64>,
     /// `[metrics] warmup` (scaled): a checkpoint there, from which interval rates are taken.
     pub warmup: Option<u64>,
+    /// `[output] table`: the paper-style table's rows and columns.
     pub table: TableLayout,
+    /// `[output] charts`: the charts the run draws.
     pub charts: Vec<ChartSpec>,
     /// `[output] compress`: `raw.csv`, `cells.csv` and `manifest.json` are stored
     /// gzip-compressed.
     pub compress: bool,
+    /// `[[derived]]`: series computed from measured ones.
     pub derived: Vec<DerivedSpec>,
     /// Doubts that do not stop a run (e.g. a repeated seed), one line each, for stderr.
     pub warnings: Vec<String>,

@@ -2,31 +2,29 @@
 //! with everything known before a run starts: seeds, units, the cost model, the structures
 //! an experiment may name.
 //!
-//! Raw TOML → [`RawExperiment`] ([`schema`]) → validated [`Experiment`] ([`validate`]). Any
+//! Raw TOML → `RawExperiment` (`schema.rs`) → validated [`Experiment`] (`validate/`). Any
 //! value given as an array in `[stream]` or in an `[[algorithm]]` table is swept (the
 //! cartesian product of all arrays); `[grid]` holds the memory sizes and the seeds. An
 //! `[[algorithm]]` table's `memory` key (a size or an array of sizes from the grid) is not
 //! swept: it restricts that structure to those sizes (e.g. a Bloom filter whose `k` depends
 //! on the memory). `[[derived]]` tables add series computed from measured ones
-//! ([`crate::report::derived`]). Every error names the file, line and key, and is found
+//! (`report/derived.rs`). Every error names the file, line and key, and is found
 //! before any work starts.
 
-pub mod catalogue;
+pub(crate) mod catalogue;
 pub mod cost;
-pub mod error;
-pub mod experiment;
+mod error;
+mod experiment;
 pub mod registry;
-pub mod schema;
+pub(crate) mod schema;
 pub mod seeds;
-pub mod units;
-pub mod validate;
+pub(crate) mod units;
+pub(crate) mod validate;
 
 pub use error::{BadInput, ConfigError, refuse};
 pub use experiment::{Cell, Experiment, StreamCase, distinct_target, stream_label};
 pub use registry::{BuildError, CustomStructure, Registry, StructureSpec};
-pub use schema::{
-    ChartKind, ChartSpec, DerivedKind, DerivedSpec, Dim, ErrorMetric, RawExperiment, TableLayout,
-};
+pub use schema::{ChartKind, ChartSpec, DerivedKind, DerivedSpec, Dim, ErrorMetric, TableLayout};
 
 use std::path::{Path, PathBuf};
 
@@ -70,16 +68,27 @@ pub fn parse(
     source: &str,
     scale_override: Option<u64>,
 ) -> Result<Experiment, ConfigError> {
-    validate::parse(file, source, scale_override, &Registry::builtin())
+    parse_with(file, source, scale_override, &Registry::builtin())
+}
+
+/// Validates experiment text whose structures `registry` knows; `file` is where the text
+/// came from (its errors name it).
+pub fn parse_with(
+    file: &Path,
+    source: &str,
+    scale_override: Option<u64>,
+    registry: &Registry,
+) -> Result<Experiment, ConfigError> {
+    validate::parse(file, source, scale_override, registry)
 }
 
 /// The most worker threads `--threads` may ask for.
-pub const MAX_THREADS: usize = 1024;
+pub(crate) const MAX_THREADS: usize = 1024;
 
 /// The worker threads of a run of `cells` cells: `requested`, else every core; never more
 /// than there are cells (a note says so when `--threads` asked for more). `--threads 0` or
 /// above [`MAX_THREADS`] is refused.
-pub fn threads(
+pub(crate) fn threads(
     requested: Option<usize>,
     cells: usize,
 ) -> Result<(usize, Option<String>), ConfigError> {
@@ -107,7 +116,7 @@ pub fn threads(
 /// it could block forever. A `path` that does not exist or cannot be read is refused
 /// ([`BadInput`], exit 2). A path under `experiments/` that is not on disk lists the
 /// catalogue compiled into the binary ([`catalogue`]).
-pub fn experiment_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
+pub(crate) fn experiment_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
     if let Some(files) = catalogue::experiment_files(path) {
         return Ok(files);
     }

@@ -120,8 +120,10 @@ pub struct RawRun {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TableLayout {
+    /// The dimensions of the rows (default: memory).
     #[serde(default = "default_rows")]
     pub rows: Vec<Dim>,
+    /// The dimension of the columns (default: the structure).
     #[serde(default = "default_columns")]
     pub columns: Dim,
 }
@@ -146,15 +148,22 @@ impl Default for TableLayout {
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Dim {
+    /// The memory size.
     Memory,
+    /// The structure (its label).
     Algorithm,
+    /// A structure's `k` parameter.
     K,
+    /// The stream's target distinct fraction.
     Distinct,
+    /// The stream's length.
     N,
+    /// The stream (its label).
     Stream,
 }
 
 impl Dim {
+    /// The name experiment files use.
     pub fn as_str(self) -> &'static str {
         match self {
             Dim::Memory => "memory",
@@ -201,6 +210,7 @@ pub enum ChartKind {
 }
 
 impl ChartKind {
+    /// The name experiment files use.
     pub fn as_str(&self) -> &'static str {
         match self {
             ChartKind::RatesVsLength => "rates_vs_length",
@@ -231,14 +241,18 @@ impl ChartKind {
 /// The error a Pareto chart plots.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ErrorMetric {
+    /// The false-positive rate.
     Fpr,
+    /// The false-negative rate.
     Fnr,
     /// FPR + FNR (the QHT paper's E).
     #[default]
     Sum,
-    /// The same against the windowed truth (`[metrics] window`).
+    /// The false-positive rate against the windowed truth (`[metrics] window`).
     WindowFpr,
+    /// The windowed false-negative rate.
     WindowFnr,
+    /// The windowed FPR + FNR.
     WindowSum,
 }
 
@@ -246,6 +260,7 @@ impl ErrorMetric {
     /// The names an experiment file uses.
     pub const NAMES: [&'static str; 6] = ["fpr", "fnr", "fpr+fnr", "w_fpr", "w_fnr", "w_fpr+w_fnr"];
 
+    /// The metric an experiment file names (one of [`ErrorMetric::NAMES`]).
     pub fn parse(s: &str) -> Option<Self> {
         let all = [
             Self::Fpr,
@@ -269,10 +284,15 @@ impl ErrorMetric {
 /// - `error` (`pareto`): `fpr`, `fnr`, `fpr+fnr` (default), or `w_`… against the window.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ChartSpec {
+    /// What the chart shows.
     pub kind: ChartKind,
+    /// `log_y`: a log y axis, a linear one, or (`None`) log where values span more than two decades.
     pub log_y: Option<bool>,
+    /// `x_label` (`rates_vs_param`): the x quantity's name.
     pub x_label: Option<String>,
+    /// `x_pow2` (`rates_vs_param`): the x value is 2^parameter.
     pub x_pow2: bool,
+    /// `error` (`pareto`): the error plotted (default FPR + FNR).
     pub error: Option<ErrorMetric>,
 }
 

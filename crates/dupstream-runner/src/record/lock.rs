@@ -26,7 +26,9 @@ pub struct DirLock {
 /// (exit code 2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Locked {
+    /// The directory.
     pub dir: PathBuf,
+    /// Who holds it, as its `.lock` file says.
     pub holder: String,
 }
 

@@ -38,10 +38,15 @@ impl Identity {
 /// A stream's ground truth as computed by a run or a part.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ManifestStream {
+    /// The stream's label, as in `streams.csv`.
     pub stream: String,
+    /// Elements, as run.
     pub n: u64,
+    /// Distinct keys, as run (exact).
     pub distinct: u64,
+    /// How the ground truth was computed (`bitmap`, `hash_set`).
     pub oracle: String,
+    /// Seconds to compute the stream's ground truth.
     pub ground_truth_secs: f64,
     /// Malformed lines a replay skipped (`bad_lines = "skip"`); 0 for generated streams.
     #[serde(default)]
@@ -52,6 +57,7 @@ pub struct ManifestStream {
 }
 
 impl ManifestStream {
+    /// The record of a stream from its `streams.csv` row.
     pub fn of(s: &StreamRow) -> Self {
         Self {
             stream: s.stream.clone(),
@@ -86,27 +92,46 @@ pub struct Outcome {
 /// `manifest.json`.
 #[derive(Debug, Serialize)]
 pub struct Manifest {
+    /// The experiment's `name`.
     pub experiment: String,
+    /// The experiment's `description`.
     pub description: String,
+    /// The experiment file as given (`run.toml` beside it holds its content).
     pub experiment_file: String,
+    /// The digest of the experiment as run (as `.digest`).
     pub experiment_sha: String,
+    /// The command line.
     pub command: Vec<String>,
+    /// The revision the binary was built from.
     pub git_revision: String,
+    /// The date the binary was built (UTC, `YYYY-MM-DD`).
     pub build_date: String,
+    /// The compiler that built it.
     pub rustc: String,
+    /// Its version.
     pub dupstream_version: String,
+    /// The machine, as read when the run started.
     pub machine: Machine,
+    /// Worker threads.
     pub threads: usize,
+    /// The `--scale` divisor.
     pub scale: u64,
+    /// Start time, seconds since 1970.
     pub started_unix: u64,
+    /// Wall time of the whole run (a merge: its longest part).
     pub wall_secs_total: f64,
     /// CPU time of the run's process, every thread (`None` where not measured, and for a
     /// merged run); unlike the wall time it does not grow with other work on the machine.
     pub cpu_secs_total: Option<f64>,
+    /// The wall time the runner estimated before starting (a merge: its longest part's).
     pub estimated_secs: f64,
+    /// Peak resident memory of the process (Linux; a merge: its largest part).
     pub peak_rss_bytes: Option<u64>,
+    /// The peak memory the runner estimated before starting.
     pub estimated_peak_bytes: u64,
+    /// Each stream's ground truth.
     pub streams: Vec<ManifestStream>,
+    /// Each cell's timing.
     pub cells: Vec<CellTiming>,
 }
 

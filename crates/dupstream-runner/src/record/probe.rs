@@ -78,17 +78,23 @@ pub fn slurm_job() -> Option<String> {
 /// The machine a run used, read when the run starts.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Machine {
+    /// The host name (`$SLURMD_NODENAME` under Slurm).
     pub host: String,
-    /// The operating system (`linux`, `macos`, …) and its long name and version.
+    /// The operating system (`linux`, `macos`, …).
     pub os: String,
+    /// The operating system's long name and version.
     pub os_version: Option<String>,
+    /// The kernel version.
     pub kernel: Option<String>,
+    /// The architecture (`x86_64`, `aarch64`, …).
     pub arch: String,
     /// The CPU model (brand string of the first CPU).
     pub cpu: Option<String>,
     /// Logical CPUs this process may use.
     pub cores: usize,
+    /// Physical cores.
     pub physical_cores: Option<usize>,
+    /// Total memory.
     pub memory_bytes: Option<u64>,
     /// Memory available when the run started.
     pub available_memory_bytes: Option<u64>,
@@ -97,6 +103,7 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// This machine, now.
     pub fn probe() -> Self {
         let mut sys = sysinfo::System::new();
         sys.refresh_cpu_list(sysinfo::CpuRefreshKind::nothing());

@@ -12,9 +12,13 @@ use serde::{Deserialize, Serialize};
 /// of the stream; TP/FN are over duplicates, FP/TN over unseen elements.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RawRow {
+    /// `experiment`: the experiment's `name`.
     pub experiment: String,
+    /// `cell`: the cell's index in the experiment's grid.
     pub cell: usize,
+    /// `algorithm`: the structure's registry name (`sbf`, `apbf`, …).
     pub algorithm: String,
+    /// `label`: the `[[algorithm]]` label (or one derived from its parameters).
     pub label: String,
     /// The configuration this cell runs: the label plus the parameters its experiment sweeps
     /// under that label, as written (`BSBF k=2`). Charts, `compare` and summaries group by it;
@@ -22,6 +26,7 @@ pub struct RawRow {
     /// existed read it as empty: [`RawRow::config`] then falls back to the label.
     #[serde(default)]
     pub config: String,
+    /// `params`: the structure's resolved parameters.
     pub params: Params,
     /// The swept parameters of the configuration as written in the experiment, unscaled
     /// (`k=2`; empty when nothing is swept under the label).
@@ -29,9 +34,13 @@ pub struct RawRow {
     pub swept: Params,
     /// The structure's `K`, when it has one.
     pub k: Option<u64>,
+    /// `memory`: the nominal memory size, formatted (`64MB`, `4096 bits`).
     pub memory: String,
+    /// `memory_nominal_bits`: the nominal memory size in bits, before `--scale`.
     pub memory_nominal_bits: u64,
+    /// `memory_bits_budget`: the budget the structure was built with (nominal / scale).
     pub memory_bits_budget: u64,
+    /// `memory_bits_used`: the bits the structure reports it uses (at most the budget).
     pub memory_bits_used: u64,
     /// The heap the structure measurably holds, in bits: the peak so far of the bytes its
     /// build and its batches allocated and did not free, its own value included (the runner's
@@ -39,23 +48,40 @@ pub struct RawRow {
     /// existed.
     #[serde(default)]
     pub memory_bits_held: Option<u64>,
+    /// `scale`: the `--scale` divisor.
     pub scale: u64,
+    /// `stream`: the stream's label, as written (before scaling).
     pub stream: String,
+    /// `n_nominal`: the stream's declared length before scaling.
     pub n_nominal: u64,
+    /// `n`: the stream's length as run.
     pub n: u64,
+    /// `distinct_target`: the `distinct_fraction` asked for, when one was.
     pub distinct_target: Option<f64>,
+    /// `seed`: the replicate seed (stream, key hash and structure seeds derive from it).
     pub seed: u64,
+    /// `position`: the checkpoint, in elements processed.
     pub position: u64,
+    /// `tp`: duplicates reported as duplicates (against the since-start truth).
     pub tp: u64,
+    /// `fp`: unseen elements reported as duplicates.
     pub fp: u64,
+    /// `tn`: unseen elements reported as unseen.
     pub tn: u64,
+    /// `fn`: duplicates missed.
     #[serde(rename = "fn")]
     pub fn_: u64,
+    /// `unseen`: `tn + fp`, the distinct elements so far.
     pub unseen: u64,
+    /// `duplicates`: `tp + fn`.
     pub duplicates: u64,
+    /// `fpr`: `fp / unseen` (`None` when `unseen` is 0).
     pub fpr: Option<f64>,
+    /// `fnr`: `fn / duplicates` (`None` when `duplicates` is 0).
     pub fnr: Option<f64>,
+    /// `occupancy_kind`: what `occupancy` measures (`load`, `zero_fraction`, `filled_fraction`).
     pub occupancy_kind: String,
+    /// `occupancy`: the structure's occupancy at the checkpoint.
     pub occupancy: f64,
     /// Against the windowed truth (`[metrics] window`, see `SCHEMA.md`). These columns are
     /// appended only when a window is configured (absent fields write no column), so
@@ -70,10 +96,13 @@ pub struct RawRow {
     /// the window). Absent for count windows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_seconds: Option<f64>,
+    /// `w_duplicates`: positions up to `position` labelled duplicate within the window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub w_duplicates: Option<u64>,
+    /// `w_fp`: reported, but not seen within the window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub w_fp: Option<u64>,
+    /// `w_fn`: seen within the window, not reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub w_fn: Option<u64>,
     #[serde(
@@ -81,12 +110,15 @@ pub struct RawRow {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "present"
     )]
+    /// `w_fpr`: `w_fp / (position − w_duplicates)`; `Some(None)` when the denominator is 0,
+    /// `None` when the file has no windowed columns.
     pub w_fpr: Option<Option<f64>>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "present"
     )]
+    /// `w_fnr`: `w_fn / w_duplicates`, present as `w_fpr` is.
     pub w_fnr: Option<Option<f64>>,
 }
 
@@ -206,19 +238,29 @@ impl RawRow {
 /// One row of `streams.csv`: a stream's exact statistics.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StreamRow {
+    /// `stream_index`: the stream's index in the experiment's grid.
     pub stream_index: usize,
+    /// `stream`: the stream's label, as in `raw.csv`.
     pub stream: String,
+    /// `seed`: the replicate seed.
     pub seed: u64,
+    /// `n`: elements, as run.
     pub n: u64,
+    /// `distinct`: distinct keys, as run (exact).
     pub distinct: u64,
+    /// `distinct_fraction`: `distinct / n`.
     pub distinct_fraction: f64,
+    /// `distinct_target`: the `distinct_fraction` asked for, when one was.
     pub distinct_target: Option<f64>,
+    /// `oracle`: how the ground truth was computed (`bitmap`, `hash_set`).
     pub oracle: String,
+    /// `gap_sample_rate`: the fraction of keys whose gaps are counted (1 = every key).
     pub gap_sample_rate: f64,
     /// The gap histogram: bucket `j` counts gaps in `[2^j, 2^(j+1))` (written to `gaps.csv`,
     /// in long format).
     #[serde(skip)]
     pub gaps: Vec<u64>,
+    /// The seconds its ground truth took to compute (not written to `streams.csv`).
     #[serde(skip)]
     pub truth_secs: f64,
     /// Malformed lines a replay skipped (`bad_lines = "skip"`); 0 for generated streams.
@@ -292,16 +334,21 @@ impl StreamRow {
 /// What a finished cell reports besides its rows.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellTiming {
+    /// The cell's index in the experiment's grid.
     pub cell: usize,
     /// The cell's configuration ([`RawRow::config`]).
     pub label: String,
+    /// Elements the cell processed.
     pub elements: u64,
+    /// The cell's wall time, in seconds.
     pub wall_secs: f64,
+    /// The cell's wall time per element, in nanoseconds.
     pub ns_per_element: f64,
     /// The cost model's single-thread estimate of the cell (`plan::cost::cell_secs`), in
     /// seconds; absent from the records of versions that did not write it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimated_secs: Option<f64>,
+    /// Whether an earlier run computed the cell and this one kept it (`--resume`).
     pub resumed: bool,
 }
 
@@ -388,7 +435,7 @@ mod tests {
         let mut none = r.clone();
         none.k = None;
         none.fpr = None;
-        let bytes = crate::record::csv_bytes(&[r.clone(), none.clone()]).unwrap();
+        let bytes = crate::record::files::csv_bytes(&[r.clone(), none.clone()]).unwrap();
         let text = String::from_utf8(bytes.clone()).unwrap();
         assert!(
             text.contains(",SBF,SBF,max=1;k=2;p=4;fps=-,,2,1KB,"),
@@ -400,13 +447,13 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(back, vec![r.clone(), none.clone()]);
-        assert_eq!(crate::record::csv_bytes(&back).unwrap(), bytes);
+        assert_eq!(crate::record::files::csv_bytes(&back).unwrap(), bytes);
         // A configuration of a swept label, and a file written before the column: its
         // configuration is its label.
         let mut swept = r.clone();
         swept.config = "SBF k=2".into();
         swept.swept = Params::parse("k=2");
-        let bytes2 = crate::record::csv_bytes(std::slice::from_ref(&swept)).unwrap();
+        let bytes2 = crate::record::files::csv_bytes(std::slice::from_ref(&swept)).unwrap();
         let text2 = String::from_utf8(bytes2.clone()).unwrap();
         assert!(
             text2.contains(",SBF,SBF k=2,max=1;k=2;p=4;fps=-,k=2,2,"),
@@ -438,7 +485,7 @@ mod tests {
             r.with_window(50, [5, 1, 2, 3]),
             none.with_window(50, [5, 1, 0, 0]),
         ];
-        let bytes = crate::record::csv_bytes(&w).unwrap();
+        let bytes = crate::record::files::csv_bytes(&w).unwrap();
         let text = String::from_utf8(bytes.clone()).unwrap();
         let header = text.lines().next().unwrap();
         assert!(

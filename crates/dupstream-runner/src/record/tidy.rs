@@ -67,34 +67,53 @@ pub fn raw_csv_bytes(rows: &[RawRow]) -> Result<Vec<u8>> {
 /// the times differ from run to run, which is why they are not in `raw.csv`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CellRow {
+    /// `experiment`, as in `raw.csv`.
     pub experiment: String,
+    /// `cell`, as in `raw.csv`.
     pub cell: usize,
+    /// `algorithm`, as in `raw.csv`.
     pub algorithm: String,
+    /// `label`, as in `raw.csv`.
     pub label: String,
     /// The configuration (see [`RawRow::config`]).
     #[serde(default)]
     pub config: String,
+    /// `params`, as in `raw.csv`.
     pub params: Params,
     /// The swept parameters as written (see [`RawRow::swept`]).
     #[serde(default)]
     pub swept: Params,
+    /// `k`, as in `raw.csv`.
     pub k: Option<u64>,
+    /// `memory`, as in `raw.csv`.
     pub memory: String,
+    /// `memory_nominal_bits`, as in `raw.csv`.
     pub memory_nominal_bits: u64,
+    /// `memory_bits`: the bits the structure reports it uses (`raw.csv`'s `memory_bits_used`).
     pub memory_bits: u64,
     /// The heap the structure held at most, in bits (see [`RawRow::memory_bits_held`]; empty
     /// for cells computed before it was measured).
     #[serde(default)]
     pub memory_bits_held: Option<u64>,
+    /// `bits_per_distinct`: `memory_bits` per distinct element of the stream (`None` when it has none).
     pub bits_per_distinct: Option<f64>,
+    /// `scale`, as in `raw.csv`.
     pub scale: u64,
+    /// `stream`, as in `raw.csv`.
     pub stream: String,
+    /// `n`, as in `raw.csv`.
     pub n: u64,
+    /// `seed`, as in `raw.csv`.
     pub seed: u64,
+    /// `position`: the last checkpoint.
     pub position: u64,
+    /// `fpr` at the last checkpoint.
     pub fpr: Option<f64>,
+    /// `fnr` at the last checkpoint.
     pub fnr: Option<f64>,
+    /// The cell's wall time per element, in nanoseconds.
     pub ns_per_element: f64,
+    /// The cell's wall time, in seconds (a resumed cell keeps the time of the run that computed it).
     pub wall_secs: f64,
     /// The cost model's single-thread estimate per element (empty when the cell's record has
     /// none).
@@ -145,13 +164,19 @@ pub fn cells_csv_bytes(rows: &[CellRow]) -> Result<Vec<u8>> {
 /// One row of `gaps.csv`: one bucket of a stream's gap histogram.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct GapRow {
+    /// `stream_index`, as in `streams.csv`.
     pub stream_index: usize,
+    /// `stream`, as in `streams.csv`.
     pub stream: String,
+    /// `seed`, as in `streams.csv`.
     pub seed: u64,
     /// The bucket holds gaps `gap_min ..= gap_max` (`2^j .. 2^(j+1) − 1`).
     pub gap_min: u64,
+    /// The bucket's largest gap.
     pub gap_max: u64,
+    /// Gaps in the bucket, over the sampled keys.
     pub count: u64,
+    /// The fraction of keys whose gaps are counted (`streams.csv`'s `gap_sample_rate`).
     pub sample_rate: f64,
 }
 
@@ -281,7 +306,8 @@ mod tests {
         assert!(lines.next().unwrap().ends_with(",8192,,uniform,,,1,,2"));
         // The old columns are the bytes `csv_bytes` writes, and the rows read back.
         let old =
-            String::from_utf8(crate::record::csv_bytes(&[a.clone(), b.clone()]).unwrap()).unwrap();
+            String::from_utf8(crate::record::files::csv_bytes(&[a.clone(), b.clone()]).unwrap())
+                .unwrap();
         for (new, old) in text.lines().zip(old.lines()) {
             assert!(new.starts_with(old), "{new}\n{old}");
         }

@@ -1,21 +1,25 @@
 //! Stage 4, the report: everything derived from result rows without running anything again:
 //! derived series, paper-style tables with the paper's values, two runs side by side
-//! ([`runs`]), statistics, charts, timing, the analytic (theory) figures and the documents'
+//! (`runs.rs`), statistics, charts, timing, the analytic (theory) figures and the documents'
 //! generated blocks ([`docs`]).
+//!
+//! Not a stable API: public, and hidden from the documentation, only for the Python package
+//! (ranking a leaderboard's runs, [`leaderboard_page`]) and the runner's integration tests;
+//! a user reads a run's results through [`crate::record`].
 
-pub mod charts;
-pub mod derived;
+pub(crate) mod charts;
+pub(crate) mod derived;
 pub mod docs;
-pub mod html;
+pub(crate) mod html;
 pub mod leaderboard;
 pub mod leaderboard_page;
 pub mod readings;
-pub mod reference;
-pub mod runs;
-pub mod stats;
-pub mod table;
-pub mod theory;
-pub mod timing;
+pub(crate) mod reference;
+pub(crate) mod runs;
+pub(crate) mod stats;
+pub(crate) mod table;
+pub(crate) mod theory;
+pub(crate) mod timing;
 
 use crate::plan::{Experiment, Registry};
 use crate::record::{CellTiming, RawRow, ResultsDir, read_result_json};

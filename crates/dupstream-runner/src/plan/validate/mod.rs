@@ -14,7 +14,6 @@ use crate::plan::error::{ConfigError, Source, key_at, line_of, unknown_field};
 use crate::plan::schema::RawExperiment;
 use crate::plan::{Experiment, Registry};
 use std::path::Path;
-pub use sweep::{expand, repeated_value};
 
 /// Parses and validates experiment text; `scale_override` is `--scale`.
 pub fn parse(
@@ -186,6 +185,7 @@ fn checkpoint_count(n: u64, checkpoints: u64, every: Option<u64>) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::sweep::expand;
     use super::*;
 
     #[test]

@@ -20,7 +20,12 @@ impl ResultsDir {
 
     /// Writes a finished cell: its rows first, then its record (whose presence marks it
     /// done), each atomically.
-    pub fn write_cell(&self, cell: usize, rows: &[RawRow], timing: &CellTiming) -> Result<()> {
+    pub(crate) fn write_cell(
+        &self,
+        cell: usize,
+        rows: &[RawRow],
+        timing: &CellTiming,
+    ) -> Result<()> {
         let (csv_path, json_path) = self.cell_files(cell);
         std::fs::create_dir_all(csv_path.parent().expect("cells dir"))?;
         let bytes = csv_bytes(rows)?;
@@ -62,7 +67,7 @@ impl ResultsDir {
     }
 
     /// Copies a cell's files from another directory (a shard part), rows first.
-    pub fn copy_cell_from(&self, other: &ResultsDir, cell: usize) -> Result<()> {
+    pub(crate) fn copy_cell_from(&self, other: &ResultsDir, cell: usize) -> Result<()> {
         let (from_csv, from_json) = other.cell_files(cell);
         let (to_csv, to_json) = self.cell_files(cell);
         std::fs::create_dir_all(to_csv.parent().expect("cells dir"))?;

@@ -10,7 +10,7 @@ impl ResultsDir {
     /// Writes the commit record, last: every cell of `exp` (from its record) and every file
     /// of the directory outside `cells/` with its checksum; written to a temporary file,
     /// synced, renamed into place and the directory synced, so it is either whole or absent.
-    pub fn commit(&self, exp: &Experiment) -> Result<()> {
+    pub(crate) fn commit(&self, exp: &Experiment) -> Result<()> {
         let digest = self
             .digest
             .clone()
@@ -38,7 +38,7 @@ impl ResultsDir {
 
     /// Brings the commit record's file list up to date after files were rewritten in place
     /// (`migrate`, `plot`): the cells are kept as committed.
-    pub fn refresh_commit_files(&self) -> Result<()> {
+    pub(crate) fn refresh_commit_files(&self) -> Result<()> {
         let mut record: CommitRecord = read_json(&self.join(COMMIT_FILE))?;
         let mut files = Vec::new();
         collect_files(&self.path, &self.path, &mut files)?;

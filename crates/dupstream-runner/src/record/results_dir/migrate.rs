@@ -14,7 +14,7 @@ use std::sync::Arc;
 impl ResultsDir {
     /// Opens an existing results directory to rewrite its files in place (`migrate`): takes
     /// its lock, as a run does, and refuses a directory without `raw.csv`.
-    pub fn open_finished(path: &Path) -> Result<Self> {
+    pub(crate) fn open_finished(path: &Path) -> Result<Self> {
         if result_path(path, "raw.csv").is_none() {
             return Err(crate::plan::refuse(format!(
                 "{}: not a results directory (no raw.csv)",
@@ -35,7 +35,7 @@ impl ResultsDir {
     /// filled: a missing `config` is the label) and written again, each in the form it was
     /// stored in (plain or compressed); every value they held is kept. Returns the rows of
     /// `raw.csv`.
-    pub fn migrate_rows(&self) -> Result<Vec<RawRow>> {
+    pub(crate) fn migrate_rows(&self) -> Result<Vec<RawRow>> {
         let upgrade = |mut rows: Vec<RawRow>| {
             for r in &mut rows {
                 if r.config.is_empty() {

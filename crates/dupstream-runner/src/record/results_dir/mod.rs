@@ -60,11 +60,16 @@ pub struct ResultsDir {
 impl ResultsDir {
     /// The default directory of `exp` under `root`, one rule for all: runs and sweeps go to
     /// `<root>/<experiment>/<date>-<host>-<rev>[-scale<F>][-slurm]` (the host as
-    /// [`host_tag`](crate::record::probe::host_tag) gives it, the revision the binary was
+    /// `record::probe::host_tag` gives it, the revision the binary was
     /// built from), numbered `-2`, `-3`… past directories that cannot be used; shard parts go
     /// to `<root>/<experiment>/shards-<rev>-<digest8>/shard-I-of-N`, stable across days and
     /// machines so that parts run by hand land in one place.
-    pub fn default_path(root: &Path, exp: &Experiment, digest: &str, purpose: Purpose) -> PathBuf {
+    pub(crate) fn default_path(
+        root: &Path,
+        exp: &Experiment,
+        digest: &str,
+        purpose: Purpose,
+    ) -> PathBuf {
         names::default_path(root, exp, digest, purpose)
     }
 
@@ -73,7 +78,7 @@ impl ResultsDir {
     /// [`Locked`](crate::record::lock::Locked)), then refuses a directory that holds results
     /// of another experiment or scale, removes temporary files an earlier interruption left,
     /// and records the digest. The lock is held while the returned value (or a clone) lives.
-    pub fn open(path: &Path, digest: &str) -> Result<Self> {
+    pub(crate) fn open(path: &Path, digest: &str) -> Result<Self> {
         if path.exists() && !path.is_dir() {
             return Err(crate::plan::refuse(format!(
                 "{}: not a directory; --out names the results directory to write",
@@ -94,7 +99,7 @@ impl ResultsDir {
 
     /// Refuses a directory that holds results of another experiment or scale (without
     /// creating anything).
-    pub fn check(path: &Path, digest: &str) -> Result<()> {
+    pub(crate) fn check(path: &Path, digest: &str) -> Result<()> {
         match std::fs::read_to_string(path.join(".digest")) {
             Ok(old) if old.trim() != digest => Err(crate::plan::refuse(format!(
                 "{} holds results of a different experiment or scale; choose another --out",
@@ -114,6 +119,7 @@ impl ResultsDir {
         }
     }
 
+    /// The directory's path.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -121,7 +127,7 @@ impl ResultsDir {
     /// This directory, writing `raw.csv`, `cells.csv` and `manifest.json` gzip-compressed
     /// (`raw.csv.gz`, …) when `compress` (`[output] compress`), plainly otherwise.
     #[must_use]
-    pub fn compressed(mut self, compress: bool) -> Self {
+    pub(crate) fn compressed(mut self, compress: bool) -> Self {
         self.compress = compress;
         self
     }
@@ -132,7 +138,7 @@ impl ResultsDir {
     }
 
     /// The experiment digest, when opened for writing.
-    pub fn digest(&self) -> Option<&str> {
+    pub(crate) fn digest(&self) -> Option<&str> {
         self.digest.as_deref()
     }
 
@@ -148,7 +154,7 @@ impl ResultsDir {
     }
 
     /// Concatenates every cell's rows, in cell order, into `raw.csv`; returns the rows.
-    pub fn write_raw(&self, exp: &Experiment) -> Result<Vec<RawRow>> {
+    pub(crate) fn write_raw(&self, exp: &Experiment) -> Result<Vec<RawRow>> {
         let mut all = Vec::new();
         for cell in &exp.cells {
             all.extend(read_rows::<RawRow>(&self.cell_files(cell.index).0)?);
@@ -163,7 +169,7 @@ impl ResultsDir {
     }
 
     /// Writes `derived.csv` (when there are derived rows).
-    pub fn write_derived(&self, rows: &[RawRow]) -> Result<()> {
+    pub(crate) fn write_derived(&self, rows: &[RawRow]) -> Result<()> {
         if rows.is_empty() {
             return Ok(());
         }
@@ -171,13 +177,13 @@ impl ResultsDir {
     }
 
     /// Writes `cells.csv`: each measured cell's last row (`rows`) with its timing.
-    pub fn write_cells(&self, rows: &[RawRow], timings: &[CellTiming]) -> Result<()> {
+    pub(crate) fn write_cells(&self, rows: &[RawRow], timings: &[CellTiming]) -> Result<()> {
         let bytes = cells_csv_bytes(&cell_rows(rows, timings))?;
         write_result(&self.path, "cells.csv", &bytes, self.compress)
     }
 
     /// Writes `streams.csv` and the streams' gap histograms, `gaps.csv`.
-    pub fn write_streams(&self, rows: &[StreamRow]) -> Result<()> {
+    pub(crate) fn write_streams(&self, rows: &[StreamRow]) -> Result<()> {
         write_csv(&self.join("streams.csv"), rows)?;
         write_csv(&self.join("gaps.csv"), &gap_rows(rows))
     }
@@ -201,7 +207,7 @@ impl ResultsDir {
     /// (`paper-values.csv`, which `run.toml` then names), so the directory stands alone. A
     /// replayed file's relative path is written relative to this directory, so that
     /// `dupstream run DIR/run.toml` reads the same file.
-    pub fn write_inputs(&self, exp: &Experiment) -> Result<()> {
+    pub(crate) fn write_inputs(&self, exp: &Experiment) -> Result<()> {
         let reference_name = match &exp.reference {
             Some((path, _)) => {
                 let bytes = crate::plan::catalogue::read(path)
@@ -221,7 +227,7 @@ impl ResultsDir {
 
     /// Copies `run.toml` and the paper values from another directory (a shard part), a
     /// replayed file's path in `run.toml` made relative to this directory.
-    pub fn copy_inputs_from(&self, other: &ResultsDir, exp: &Experiment) -> Result<()> {
+    pub(crate) fn copy_inputs_from(&self, other: &ResultsDir, exp: &Experiment) -> Result<()> {
         let mut names = vec!["run.toml"];
         if exp.reference.is_some() {
             names.insert(0, PAPER_VALUES);
@@ -241,7 +247,7 @@ impl ResultsDir {
     }
 
     /// Writes `manifest.json` (or `manifest.json.gz`).
-    pub fn write_manifest(&self, manifest: &Manifest) -> Result<()> {
+    pub(crate) fn write_manifest(&self, manifest: &Manifest) -> Result<()> {
         let bytes = serde_json::to_vec_pretty(manifest)?;
         write_result(&self.path, "manifest.json", &bytes, self.compress)
     }

@@ -16,7 +16,12 @@ pub enum Purpose {
     /// A Slurm sweep: parts, scripts and the merged results (reused while unfinished).
     Slurm,
     /// Shard `index` of `count`.
-    Part { index: usize, count: usize },
+    Part {
+        /// `I`, from 0.
+        index: usize,
+        /// `N`, the number of shards.
+        count: usize,
+    },
 }
 
 /// The default directory of `exp` under `root`: the rule of

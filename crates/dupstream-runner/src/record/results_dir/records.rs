@@ -25,12 +25,15 @@ pub enum CellState {
 pub struct CellRecord {
     /// [`digest`](crate::record::digest) of the experiment (file and scale) that produced the rows.
     pub digest: String,
+    /// The scale it ran at.
     pub scale: u64,
+    /// The cell's index in the experiment's grid.
     pub cell: usize,
     /// Data rows in the rows file (header excluded).
     pub rows: usize,
     /// [`checksum`] of the rows file's bytes.
     pub checksum: String,
+    /// The cell's timing.
     pub timing: CellTiming,
 }
 
@@ -38,25 +41,35 @@ pub struct CellRecord {
 /// output file with its checksum. Its presence marks the run finished.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CommitRecord {
+    /// [`digest`](crate::record::digest) of the experiment as run.
     pub digest: String,
+    /// The scale it ran at.
     pub scale: u64,
+    /// Every cell, in cell order.
     pub cells: Vec<CommittedCell>,
+    /// Every output file, sorted by path (not the lock, the commit record, pages, `cells/`).
     pub files: Vec<CommittedFile>,
 }
 
 /// A cell as committed.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CommittedCell {
+    /// The cell's index.
     pub cell: usize,
+    /// Its data rows.
     pub rows: usize,
+    /// [`checksum`] of its rows file's bytes.
     pub checksum: String,
 }
 
 /// An output file as committed (path relative to the directory).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CommittedFile {
+    /// The path, relative to the directory.
     pub path: String,
+    /// Its size in bytes.
     pub bytes: u64,
+    /// [`checksum`] of its bytes.
     pub checksum: String,
 }
 

@@ -31,9 +31,8 @@ mod target;
 pub mod ticks;
 
 pub use panel::{Panel, Series, Style, XScale};
-pub use render::{file_name, render};
-pub use target::{Origin, Target, thousands, title};
-pub use ticks::human_count;
+pub use render::render;
+pub use target::{Origin, Target, thousands};
 
 use crate::plan::{ChartKind, ChartSpec, Experiment};
 use crate::record::RawRow;
@@ -107,7 +106,7 @@ pub fn draw(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::target::title;
 
     #[test]
     fn titles_state_the_scale_and_the_length_as_run() {

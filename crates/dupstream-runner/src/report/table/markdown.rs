@@ -117,3 +117,18 @@ pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCel
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::md_cell;
+
+    /// A label's HTML is shown as text in Markdown (LEADERBOARD.md, table.md), as the report
+    /// shows it.
+    #[test]
+    fn html_in_a_label_is_text_in_markdown() {
+        assert_eq!(
+            md_cell("<script>x</script> & | y"),
+            "&lt;script&gt;x&lt;/script&gt; &amp; \\| y"
+        );
+    }
+}

@@ -1,6 +1,6 @@
 //! Paper-style tables: our final error rates beside the paper's, with the difference.
-//! [`build`] groups the final rows into table cells; [`markdown`] renders them for
-//! `table.md`, [`text`] for a terminal.
+//! [`build()`] groups the final rows into table cells; [`markdown()`] renders them for
+//! `table.md`, [`text()`] for a terminal.
 
 mod build;
 mod cell;

@@ -35,8 +35,7 @@ mod overlay;
 mod prediction;
 mod write;
 
-pub use figures::{FIG1_MAX_FPS, FIG1_SPACE_GAPS, FIG2_SETTINGS, Point, fig2_optimal_k};
-pub use prediction::{fn_rate_finite_universe, uniform_stream_fn_rate};
+pub use figures::Point;
 pub use write::write;
 
 use crate::record::{RawRow, read_result_rows};

@@ -7,9 +7,8 @@ mod refusals;
 mod warnings;
 
 pub use cells::cells;
-pub use expand::{Algorithm, config_name, expand};
-pub use refusals::IGNORED_IN_MODE;
-pub use warnings::{MIN_CELLS, formula_labels, too_small};
+pub use expand::expand;
+pub use warnings::{formula_labels, too_small};
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,6 @@ mod duplicates;
 mod locate;
 mod tuning;
 
-pub use clock::{MIN_ARRIVALS_PER_CYCLE, clock_advances};
 pub use duplicates::{MIN_DUPLICATES_PER_CHECKPOINT, expected_duplicates, few_duplicates};
 
 use crate::plan::StreamCase;
