@@ -88,14 +88,13 @@ pub fn locked_version(name: &str) -> String {
     let wanted = format!("name = \"{name}\"");
     let mut lines = lock.lines();
     while let Some(l) = lines.next() {
-        if l.trim() == wanted {
-            if let Some(v) = lines
+        if l.trim() == wanted
+            && let Some(v) = lines
                 .next()
                 .and_then(|v| v.trim().strip_prefix("version = \""))
                 .and_then(|v| v.strip_suffix('"'))
-            {
-                return v.to_string();
-            }
+        {
+            return v.to_string();
         }
     }
     "unknown".to_string()

@@ -2,8 +2,7 @@
 //! ([`PEERS_CSV`], written by `crates/dupstream-filters/benches/peers.rs`):
 //! - `peers`: the run's provenance (machine, load, date, revision, the peers' versions), each
 //!   pair's ns, ratios and error rates, and the pairs where ours is not clearly faster;
-//! - `peers batch`: our structures batched against per element, and a peer fed pre-hashed
-//!   blocks against per element.
+//! - `peers batch`: our structures batched against per element.
 
 use super::canonical::Catalogue;
 use super::format::{href, secs};
@@ -15,8 +14,9 @@ use std::path::Path;
 /// The committed run of `just peers`, relative to the repository root.
 pub const PEERS_CSV: &str = "crates/dupstream-filters/benches/peers.csv";
 
-/// What makes [`PEERS_CSV`].
-const MAKE_IT: &str = "`just peers` (cargo bench -p dupstream-filters --bench peers -- --write crates/dupstream-filters/benches/peers.csv) writes it";
+/// What makes [`PEERS_CSV`] (cargo runs a benchmark in its package's directory, so the path
+/// is the crate's).
+const MAKE_IT: &str = "`just peers` (cargo bench -p dupstream-filters --bench peers -- --write benches/peers.csv) writes it";
 
 /// A ratio at or above which ours is not called faster: runs on a loaded machine move ratios by
 /// 10 % and more.
@@ -306,30 +306,43 @@ impl PeersRun {
         out
     }
 
-    /// The `peers batch` block: ours batched against per element, per structure and size,
-    /// then each peer fed pre-hashed blocks against the same peer per element.
+    /// The `peers batch` block: ours batched against per element, a row per structure and
+    /// a column group per size.
     pub fn batch_block(&self) -> String {
-        let mut out = String::from(
-            "| structure | size | batched ns | per element ns | per element / batched |\n|---|---|---|---|---|\n",
-        );
-        let mut row = |name: &str, size: &str, batch: f64, step: f64| {
-            let _ = writeln!(
-                out,
-                "| {name} | {size} | {batch:.1} | {step:.1} | {:.2}× |",
-                step / batch
-            );
-        };
-        let mut seen: Vec<(&str, &str)> = Vec::new();
+        let mut structures: Vec<&str> = Vec::new();
+        let mut sizes: Vec<&str> = Vec::new();
         for r in &self.rows {
-            if !seen.contains(&(&r.structure, &r.size)) {
-                seen.push((&r.structure, &r.size));
-                row(&r.structure, &r.size, r.batch_ns.0, r.step_ns.0);
+            if !structures.contains(&r.structure.as_str()) {
+                structures.push(&r.structure);
+            }
+            if !sizes.contains(&r.size.as_str()) {
+                sizes.push(&r.size);
             }
         }
-        // A peer timed the same way against both of our modes has one time; one fed
-        // pre-hashed blocks against our batch has two.
-        for r in self.rows.iter().filter(|r| r.batch_ns.1 != r.step_ns.1) {
-            row(&r.peer, &r.size, r.batch_ns.1, r.step_ns.1);
+        let mut out = String::from("| structure |");
+        for size in &sizes {
+            let _ = write!(out, " {size}: batched / per element ns | ratio |");
+        }
+        out.push_str("\n|---|");
+        out.push_str(&"---|---|".repeat(sizes.len()));
+        out.push('\n');
+        for structure in structures {
+            let _ = write!(out, "| {structure} |");
+            for size in &sizes {
+                // Ours has one time per structure and size, repeated on each of its peers' rows.
+                match self
+                    .rows
+                    .iter()
+                    .find(|r| r.structure == structure && r.size == *size)
+                {
+                    Some(r) => {
+                        let (batch, step) = (r.batch_ns.0, r.step_ns.0);
+                        let _ = write!(out, " {batch:.1} / {step:.1} | {:.2}× |", step / batch);
+                    }
+                    None => out.push_str(" — | — |"),
+                }
+            }
+            out.push('\n');
         }
         out
     }
@@ -397,13 +410,21 @@ mod tests {
             b.contains("(ours not clearly faster): bloom at 1Mbit against fastbloom xxh3 pre-hashed (1.06× batched, 1.05× per element). Against every other peer ours is faster: batched 0.46×, per element 0.53×."),
             "{b}"
         );
-        let batch = run.batch_block();
-        // Ours once per structure and size; the pre-hashed peer, whose two times differ.
+        // Ours once per structure and size, per element over batched; a size a structure was
+        // not run at is a dash.
         assert_eq!(
-            batch.lines().skip(2).collect::<Vec<_>>(),
+            run.batch_block(),
+            "| structure | 1Mbit: batched / per element ns | ratio |\n|---|---|---|\n| bloom | 4.9 / 5.7 | 1.16× |\n"
+        );
+        let more = sample()
+            + &line("bsbf", "prob-coll xxh3", "20.0,200.0,0.1,50.0,200.0,0.25")
+                .replace(",1Mbit,1048576,", ",512MB,4294967296,");
+        let run = parse_peers(more.as_bytes(), "p.csv").unwrap();
+        assert_eq!(
+            run.batch_block().lines().skip(2).collect::<Vec<_>>(),
             [
-                "| bloom | 1Mbit | 4.9 | 5.7 | 1.16× |",
-                "| fastbloom xxh3 pre-hashed | 1Mbit | 4.6 | 5.5 | 1.20× |"
+                "| bloom | 4.9 / 5.7 | 1.16× | — | — |",
+                "| bsbf | — | — | 20.0 / 50.0 | 2.50× |"
             ]
         );
     }
