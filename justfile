@@ -220,8 +220,8 @@ calibrate:
 fuzz secs="60":
     bash scripts/fuzz.sh {{secs}}
 
-# Our structures beside the Rust crates that implement them (fastbloom, bloomfilter, probabilistic-collections): the same keys at the same memory, 1 Mbit and 512 MB, batched and per element; ns per element, ratios and error rates, with the machine and its load. A few minutes. `just peers bloom 1mbit` filters.
+# Our structures beside the Rust crates that implement them (fastbloom, bloomfilter, probabilistic-collections): the same keys at the same memory, 1 Mbit and 512 MB, batched and per element; ns per element, ratios and error rates, with the machine and its load. Rewrites crates/dupstream-filters/benches/peers.csv (then `just docs` rewrites the filters README's tables). A few minutes. `just peers bloom 1mbit` filters and does not write.
 [group('bench')]
 [doc("Our structures beside other Rust crates' (a few min).")]
 peers *filter:
-    cargo bench -p dupstream-filters --bench peers -- {{filter}}
+    if [ -z "{{filter}}" ]; then cargo bench -p dupstream-filters --bench peers -- --write {{justfile_directory()}}/crates/dupstream-filters/benches/peers.csv; else cargo bench -p dupstream-filters --bench peers -- {{filter}}; fi

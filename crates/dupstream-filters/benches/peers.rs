@@ -26,8 +26,15 @@
 //! round; ratios are per round (ours over the peer's time on the same slice), reported as their
 //! median. Time is the thread's CPU time (`support::Clock`).
 //!
+//! `--write PATH` also writes the results as CSV (`support/peers_csv.rs`: one row per pair,
+//! with the machine, the load, the date, the revision and the peers' versions), atomically and
+//! only after a whole run whose every pair's error rates agree; the committed one,
+//! `benches/peers.csv`, is what the filters README's peer tables are generated from
+//! (`dupstream docs --write`).
+//!
 //! ```text
-//! cargo bench -p dupstream-filters --bench peers                 # the table (just peers)
+//! cargo bench -p dupstream-filters --bench peers                 # the table
+//! cargo bench -p dupstream-filters --bench peers -- --write benches/peers.csv   # (just peers)
 //! cargo bench -p dupstream-filters --bench peers -- bloom 1mbit  # filters on name / size
 //! ```
 
@@ -40,6 +47,8 @@ use std::hint::black_box;
 
 mod support;
 use support::{Clock, load_average, machine, median};
+#[path = "support/peers_csv.rs"]
+mod peers_csv;
 
 /// (label, bits): in L2, and in DRAM (Bera et al.'s full scale).
 const SIZES: &[(&str, u64)] = &[("1Mbit", 1 << 20), ("512MB", 512 << 23)];
@@ -400,6 +409,20 @@ struct Row {
     agree: bool,
 }
 
+impl Row {
+    /// ns and ratios: ours batched, the peer against it, the ratio; the same per element.
+    fn timings(&self) -> [f64; 6] {
+        [
+            self.batch_ns.0,
+            self.batch_ns.1,
+            self.batch_ratio,
+            self.step_ns.0,
+            self.step_ns.1,
+            self.step_ratio,
+        ]
+    }
+}
+
 /// Our structure `name` and its peers at `size`: error check, then timed rounds.
 fn measure(
     name: &'static str,
@@ -477,38 +500,42 @@ fn measure(
         .collect()
 }
 
-fn print_table(rows: &[Row]) {
-    println!(
-        "\n| structure | size | peer | batch: ours / peer ns | ratio | per element: ours / peer ns | ratio | FPR ours / peer | FNR ours / peer |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|");
-    for r in rows {
-        println!(
-            "| {} | {} | {} | {:.1} / {:.1} | {:.2}× | {:.1} / {:.1} | {:.2}× | {:.4} / {:.4} | {:.4} / {:.4}{} |",
-            r.structure,
-            r.size,
-            r.peer,
-            r.batch_ns.0,
-            r.batch_ns.1,
-            r.batch_ratio,
-            r.step_ns.0,
-            r.step_ns.1,
-            r.step_ratio,
-            r.fpr.0,
-            r.fpr.1,
-            r.fnr.0,
-            r.fnr.1,
-            if r.agree { "" } else { " (differ)" }
-        );
+/// The crate a peer's label names.
+fn peer_crate(peer: &str) -> &'static str {
+    match peer.split(' ').next() {
+        Some("fastbloom") => "fastbloom",
+        Some("bloomfilter") => "bloomfilter",
+        Some("prob-coll") => "probabilistic-collections",
+        _ => panic!("no crate known for the peer `{peer}`"),
     }
 }
 
+/// The rows as `peers_csv`'s columns, each with the run's provenance.
+fn csv_rows(rows: &[Row], provenance: &[String]) -> Vec<Vec<String>> {
+    rows.iter()
+        .map(|r| {
+            let bits = SIZES.iter().find(|s| s.0 == r.size).expect("size").1;
+            let krate = peer_crate(r.peer);
+            let mut v = vec![
+                r.structure.to_string(),
+                r.size.to_string(),
+                bits.to_string(),
+                krate.to_string(),
+                peers_csv::locked_version(krate),
+                r.peer.to_string(),
+            ];
+            v.extend(r.timings().map(|x| format!("{x:.3}")));
+            v.extend([r.fpr.0, r.fpr.1, r.fnr.0, r.fnr.1].map(|x| format!("{x:.6}")));
+            v.extend([ROUNDS, STRETCH, WARM].map(|x| x.to_string()));
+            v.extend(provenance.iter().cloned());
+            v
+        })
+        .collect()
+}
+
 fn main() {
-    let filters: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .map(|a| a.to_lowercase())
-        .collect();
+    let (write, filters) = support::arguments();
+    let wall = std::time::Instant::now();
     let wanted = |name: &str, size: &str| {
         filters
             .iter()
@@ -524,33 +551,52 @@ fn main() {
                 continue;
             }
             for r in measure(name, size, &keys, &truth) {
+                let [bo, bp, br, so, sp, sr] = r.timings();
                 eprintln!(
-                    "{:<7} {:>6} {:<26} batch {:>6.1} / {:>6.1} ns {:.2}×, per element {:>6.1} / {:>6.1} ns {:.2}×{}",
+                    "{:<7} {:>6} {:<26} batch {bo:>6.1} / {bp:>6.1} ns {br:.2}×, per element {so:>6.1} / {sp:>6.1} ns {sr:.2}×, FPR {:.4} / {:.4}, FNR {:.4} / {:.4}{}",
                     r.structure,
                     r.size,
                     r.peer,
-                    r.batch_ns.0,
-                    r.batch_ns.1,
-                    r.batch_ratio,
-                    r.step_ns.0,
-                    r.step_ns.1,
-                    r.step_ratio,
+                    r.fpr.0,
+                    r.fpr.1,
+                    r.fnr.0,
+                    r.fnr.1,
                     if r.agree { "" } else { "  ERROR RATES DIFFER" }
                 );
                 rows.push(r);
             }
         }
     }
+    let load_end = load_average();
     println!(
-        "\nMeasured on {}; load average (1, 5, 15 min) {load_start} at the start, {} at the end.",
-        machine(),
-        load_average()
+        "\nMeasured on {}; load average (1, 5, 15 min) {load_start} at the start, {load_end} at the end.",
+        machine()
     );
     println!(
-        "ns per element (thread CPU time, median of {ROUNDS} rounds of {STRETCH} keys, hashing included); ratios below 1: ours faster. Error rates over the first {WARM} keys of a fresh filter; \"differ\": |z| ≥ {Z_AGREE} on either."
+        "ns per element (thread CPU time, median of {ROUNDS} rounds of {STRETCH} keys, hashing included); ratios below 1: ours faster. Error rates (ours / peer) over the first {WARM} keys of a fresh filter, checked to |z| < {Z_AGREE}."
     );
-    print_table(&rows);
     if rows.iter().any(|r| !r.agree) {
+        if write.is_some() {
+            eprintln!("error rates differ: nothing written");
+        }
         std::process::exit(1);
+    }
+    if let Some(path) = write {
+        let provenance = [
+            machine(),
+            load_start,
+            load_end,
+            peers_csv::today(),
+            peers_csv::git_revision(),
+            format!("{:.0}", wall.elapsed().as_secs_f64()),
+        ];
+        let text = peers_csv::render(&csv_rows(&rows, &provenance));
+        if let Err(e) = peers_csv::atomic_write(std::path::Path::new(&path), text.as_bytes()) {
+            eprintln!("could not write {path}: {e} (the table is printed above)");
+            std::process::exit(1);
+        }
+        eprintln!(
+            "wrote {path}; `dupstream docs --write` (just docs) rewrites the README's tables"
+        );
     }
 }

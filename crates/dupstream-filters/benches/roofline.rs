@@ -510,27 +510,13 @@ fn print_drawn(rows: &[Row]) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut write = None;
-    let mut filters = vec![];
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--bench" => {}
-            "--write" => write = it.next().cloned(),
-            s => filters.push(s.to_lowercase()),
-        }
-    }
+    let (write, filters) = support::arguments();
     let wanted = |name: &str, size: &str| {
         filters.is_empty()
             || filters
                 .iter()
                 .all(|f| name.contains(f.as_str()) || size.to_lowercase() == *f)
     };
-    if write.is_some() && !filters.is_empty() {
-        eprintln!("--write needs the whole run (every size, every row): nothing run");
-        std::process::exit(2);
-    }
     let load_start = load_average();
     let fill = fill_ns();
     println!("key generation and hashing alone: {fill:.2} ns per element");

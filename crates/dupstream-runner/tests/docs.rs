@@ -34,6 +34,24 @@ fn the_readme_states_table7_and_the_catalogue_in_generated_blocks() {
     assert!(reproduction.contains(&format!("{BEGIN}catalogue -->")));
 }
 
+/// The filters README's speed tables are generated from the committed run of `just peers`.
+#[test]
+fn the_filters_readme_states_the_peer_tables_in_generated_blocks() {
+    let readme =
+        std::fs::read_to_string(root().join("crates/dupstream-filters/README.md")).unwrap();
+    for block in ["peers", "peers batch"] {
+        assert!(
+            readme.contains(&format!("{BEGIN}{block} -->")),
+            "crates/dupstream-filters/README.md has no generated block `{block}`"
+        );
+    }
+    assert!(
+        root()
+            .join(dupstream_runner::report::docs::PEERS_CSV)
+            .is_file()
+    );
+}
+
 /// A number edited by hand inside a generated block is found, with its file and block.
 #[test]
 fn a_number_edited_by_hand_is_found() {

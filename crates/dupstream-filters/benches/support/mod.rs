@@ -1,5 +1,5 @@
 //! What the hand-timed benchmarks (`roofline.rs`, `peers.rs`) share: the thread's CPU clock,
-//! the median, and the machine and load for their headers.
+//! the median, the machine and load for their headers, and their arguments.
 
 #[cfg(not(target_os = "linux"))]
 use std::time::Instant;
@@ -62,4 +62,32 @@ pub fn machine() -> String {
         .unwrap_or_else(|| "unknown CPU".to_string());
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     format!("{model}, {cores} cores")
+}
+
+/// The benchmark's arguments: `--write PATH` and the filters (lowercased; cargo's `--bench`
+/// dropped). Exits with status 2 when `--write` has no path or comes with a filter: a file
+/// written is always the whole run's.
+#[allow(dead_code)] // apbf.rs takes no arguments
+pub fn arguments() -> (Option<String>, Vec<String>) {
+    let mut write = None;
+    let mut filters = vec![];
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--bench" => {}
+            "--write" => match it.next() {
+                Some(p) => write = Some(p),
+                None => {
+                    eprintln!("--write needs a path");
+                    std::process::exit(2);
+                }
+            },
+            s => filters.push(s.to_lowercase()),
+        }
+    }
+    if write.is_some() && !filters.is_empty() {
+        eprintln!("--write needs the whole run (no filter): nothing run");
+        std::process::exit(2);
+    }
+    (write, filters)
 }

@@ -11,8 +11,10 @@ pub const DOCS_EXAMPLES: &str = "Examples:
 A generated block sits between `<!-- generated: NAME -->` and `<!-- end generated -->` in
 README.md, REPRODUCTION.md, docs/*.md, the crates' READMEs or results/README.md. Its numbers
 come from the canonical run of each experiment (results/canonical.toml) and the experiments'
-paper-values.csv. Other runs under results/ (your own, superseded ones) are listed as a note:
-the documents cite none of them, and the repository commits only the canonical ones.";
+paper-values.csv; the filters README's peer tables from
+crates/dupstream-filters/benches/peers.csv (`just peers`). Other runs under results/ (your own,
+superseded ones) are listed as a note: the documents cite none of them, and the repository
+commits only the canonical ones.";
 
 #[derive(Debug, clap::Args)]
 pub struct DocsArgs {

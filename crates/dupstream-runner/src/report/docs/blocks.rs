@@ -20,8 +20,9 @@ impl Catalogue {
             ("catalogue", "") => Ok(self.catalogue(doc)),
             ("timing", "") => Ok(self.timing(doc)),
             ("results-index", "") => Ok(self.results_index(doc)),
+            ("peers", arg) => self.peers(arg, doc),
             _ => bail!(
-                "unknown generated block `{name}` (known: table EXPERIMENT, run EXPERIMENT, papers, catalogue, timing, results-index)"
+                "unknown generated block `{name}` (known: table EXPERIMENT, run EXPERIMENT, papers, catalogue, timing, results-index, peers, peers batch)"
             ),
         }
     }

@@ -24,13 +24,17 @@
 //! - `catalogue`: the same per experiment file, with scale, wall time, peak memory and
 //!   revision;
 //! - `timing`: the canonical runs' wall times and peak memory beside their estimates;
-//! - `results-index`: the kept runs, for `results/README.md`.
+//! - `results-index`: the kept runs, for `results/README.md`;
+//! - `peers`, `peers batch`: the filters README's peer tables, from the committed run of
+//!   `just peers` ([`PEERS_CSV`]; [`peers`](self::peers)).
 
 mod blocks;
 mod canonical;
 mod format;
+mod peers;
 mod regenerate;
 
 pub use canonical::{CANONICAL, Catalogue, ExperimentFile, Run, canonical_runs};
 pub use format::{bytes, secs};
+pub use peers::{PEERS_CSV, PeerRow, PeersRun, parse_peers, read_peers};
 pub use regenerate::{BEGIN, Document, END, Stale, documents};
