@@ -26,7 +26,7 @@
 //! - `timing`: the canonical runs' wall times and peak memory beside their estimates;
 //! - `results-index`: the kept runs, for `results/README.md`;
 //! - `peers`, `peers batch`: the filters README's peer tables, from the committed run of
-//!   `just peers` ([`PEERS_CSV`]; [`peers`](self::peers)).
+//!   `just peers` ([`PEERS_CSV`]; `peers`).
 
 mod blocks;
 mod canonical;
