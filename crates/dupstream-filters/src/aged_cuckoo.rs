@@ -999,7 +999,7 @@ mod tests {
         let (hashes, times): (Vec<u64>, Vec<f64>) = (0..20_000)
             .map(|_| {
                 now += (rng.next_u64() % 1000) as f64 / 1000.0
-                    * if (now as u64 / 20) % 2 == 0 {
+                    * if (now as u64 / 20).is_multiple_of(2) {
                         0.002
                     } else {
                         0.02

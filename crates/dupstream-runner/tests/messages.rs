@@ -58,14 +58,14 @@ fn aged_cuckoo_aging_keys_are_blamed_on_their_own_line() {
     for (i, (keys, want)) in [
         (
             "aging = \"stamp\"\nstamp_bits = 1\n",
-            "16: key `stamp_bits`",
+            "15: key `stamp_bits`",
         ),
         (
             "aging = \"stamp\"\nclock_bits = 4\n",
-            "16: key `clock_bits`",
+            "15: key `clock_bits`",
         ),
-        ("stamp_bits = 8\n", "15: key `stamp_bits`"),
-        ("aging = \"stmp\"\n", "15: key `aging`"),
+        ("stamp_bits = 8\n", "14: key `stamp_bits`"),
+        ("aging = \"stmp\"\n", "14: key `aging`"),
     ]
     .into_iter()
     .enumerate()
