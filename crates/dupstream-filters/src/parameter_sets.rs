@@ -187,6 +187,10 @@ pub const ALL: &[ParameterSet] = &[
     set("name = \"aged_cuckoo\"\nwindow = 65536").in_roofline("aged_cuckoo"),
     set("name = \"aged_cuckoo\"\nwindow = 10000\nclock_bits = 2\nfingerprint_bits = 8"),
     set("name = \"aged_cuckoo\"\nwindow_seconds = 10.0\nrate = 1000.0"),
+    set("name = \"aged_cuckoo\"\nwindow = 10000\naging = \"stamp\"\nstamp_bits = 6"),
+    set(
+        "name = \"aged_cuckoo\"\nwindow_seconds = 10.0\nrate = 1000.0\naging = \"stamp\"\nload = 0.5",
+    ),
     set("name = \"timing_bloom\"\nwindow = 10000"),
     set("name = \"timing_bloom\"\nwindow = 65536").in_roofline("timing_bloom"),
     set("name = \"timing_bloom\"\nwindow = 10000\nstamp_bits = 6\nk = 3"),

@@ -49,6 +49,37 @@ fn values_are_blamed_on_their_own_key_and_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The aged cuckoo's stamp rule: a stamp width out of range, the clock rule's width under
+/// it, and an unknown rule are each refused at their own key and line.
+#[test]
+fn aged_cuckoo_aging_keys_are_blamed_on_their_own_line() {
+    let dir = scratch("messages-aged-cuckoo");
+    let alg = "[grid]\nmemory = [\"8KB\"]\n[metrics]\nwindow = 100\n[[algorithm]]\nname = \"aged_cuckoo\"\nwindow = 100\n";
+    for (i, (keys, want)) in [
+        (
+            "aging = \"stamp\"\nstamp_bits = 1\n",
+            "15: key `stamp_bits`",
+        ),
+        (
+            "aging = \"stamp\"\nclock_bits = 4\n",
+            "15: key `clock_bits`",
+        ),
+        ("stamp_bits = 8\n", "14: key `stamp_bits`"),
+        ("aging = \"stmp\"\n", "14: key `aging`"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let f = write(
+            &dir,
+            &format!("a{i}.toml"),
+            &format!("{HEAD}{UNIFORM}{alg}{keys}"),
+        );
+        refused(&["check", &f], &[&format!("a{i}.toml:{want}")]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A TLBF's own `window_seconds` and the truth's `[metrics] window_seconds` are one window:
 /// a TLBF whose window differs is refused at its own key and line.
 #[test]
