@@ -213,6 +213,12 @@ calibrate:
     just calibrate-streams
     just build
 
+# Today's estimate against the committed runs: rerun each canonical run estimated at most `max_secs` at its own scale and threads (into a temporary directory), and record the estimate beside the wall and CPU time measured in results/timing-check.csv; `just docs` renders it in docs/timing.md.
+[group('bench')]
+[doc("Rerun the canonical runs, estimate against measured.")]
+timing-check max_secs="60": build
+    python3 scripts/timing-check.py --max-secs {{max_secs}}
+
 # Fuzz every target in fuzz/ (cargo-fuzz; experiment parser, each replay format, merge's part
 # and cell files) for `secs` seconds each; prints executions and findings (scripts/fuzz.sh).
 [group('test')]

@@ -6,10 +6,10 @@
 //! - the ground-truth oracles' ns per element beyond generating the stream, each at three
 //!   sizes (the bitmap by universe, the hash set by table size);
 //! - the windowed truth's ns per element beyond generating, and a cell's windowed scoring;
-//! - a run's fixed part, in wall time: starting the `dupstream` binary, planning, and writing
-//!   the results directory (tables, charts, manifest, each file synced), from the median of
-//!   [`ROUNDS`] runs of a small experiment whose streams and cells take well under a
-//!   millisecond ([`FIXED_EXPERIMENT`]).
+//! - a run's fixed part and each cell's, in wall time: starting the `dupstream` binary,
+//!   planning, and writing the results directory (tables, charts, manifest, each file
+//!   synced), from the medians of [`ROUNDS`] runs of two small experiments of 6 and 256 cells
+//!   whose streams and cells take well under a millisecond ([`fixed_experiment`]).
 //!
 //! The structures' own cost is the filters crate's roofline (`just roofline`).
 //!
@@ -39,37 +39,32 @@ const WINDOW: u64 = 65_536;
 /// Batch of the generation loop (the cell's).
 const BATCH: usize = 1 << 14;
 
-/// The experiment timed for a run's fixed part: two structures at three sizes on a stream of
-/// 4,096 elements with a checkpoint every 512, so that the results directory holds what a
-/// small paper experiment's does (the table, rates against memory and against the stream's
-/// length, the Pareto charts).
-const FIXED_EXPERIMENT: &str = "name = \"calibrate-fixed\"
-description = \"a run's fixed part\"
-[stream]
-kind = \"uniform\"
-n = 4096
-distinct_fraction = 0.5
-[grid]
-memory = [\"256B\", \"1KB\", \"4KB\"]
-[metrics]
-checkpoints = 8
-[[algorithm]]
-name = \"bloom\"
-k = 2
-[[algorithm]]
-name = \"sbf\"
-p = 4
-";
+/// The experiment timed for a run's fixed part: two structures at three memory sizes on
+/// `seeds` streams of 4,096 elements with a checkpoint every 512, so that the results
+/// directory holds what a small paper experiment's does (the table, rates against memory and
+/// against the stream's length, the Pareto charts: as many charts whatever `seeds` is, since
+/// charts average over seeds). Its streams and cells take well under a millisecond.
+fn fixed_experiment(seeds: usize) -> String {
+    let seeds: Vec<String> = (1..=seeds).map(|s| s.to_string()).collect();
+    format!(
+        "name = \"calibrate-fixed\"\ndescription = \"a run's fixed part\"\n[stream]\nkind = \"uniform\"\nn = 4096\ndistinct_fraction = 0.5\n[grid]\nmemory = [\"256B\", \"1KB\", \"4KB\"]\nseeds = [{}]\n[metrics]\ncheckpoints = 8\n[[algorithm]]\nname = \"bloom\"\nk = 2\n[[algorithm]]\nname = \"sbf\"\np = 4\n",
+        seeds.join(", ")
+    )
+}
 
-/// Median wall seconds of running [`FIXED_EXPERIMENT`] with the `dupstream` binary, from its
-/// start to its exit, into a fresh directory each time.
-fn run_fixed_secs() -> f64 {
+/// Seeds of the small and the large fixed-part experiments ([`fixed_experiment`]): 6 and 258
+/// cells.
+const FIXED_SEEDS: [usize; 2] = [1, 43];
+
+/// Median wall seconds of running `experiment` with the `dupstream` binary on one thread, from
+/// its start to its exit, into a fresh directory each time.
+fn run_wall_secs(experiment: &str) -> f64 {
     let dir =
         std::env::temp_dir().join(format!("dupstream-calibrate-fixed-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temporary directory");
     let file = dir.join("fixed.toml");
-    std::fs::write(&file, FIXED_EXPERIMENT).expect("experiment file");
+    std::fs::write(&file, experiment).expect("experiment file");
     let mut v: Vec<f64> = (0..ROUNDS)
         .map(|round| {
             let t0 = std::time::Instant::now();
@@ -94,6 +89,15 @@ fn run_fixed_secs() -> f64 {
     let _ = std::fs::remove_dir_all(&dir);
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+/// A run's fixed part and each cell's, in wall seconds on one thread: the small experiment's
+/// time less its cells' share, and the difference between the two experiments per cell.
+fn run_fixed_secs() -> (f64, f64) {
+    let [small, large] = FIXED_SEEDS.map(|seeds| run_wall_secs(&fixed_experiment(seeds)));
+    let [cells_small, cells_large] = FIXED_SEEDS.map(|seeds| 6.0 * seeds as f64);
+    let per_cell = ((large - small) / (cells_large - cells_small)).max(0.0);
+    ((small - per_cell * cells_small).max(0.0), per_cell)
 }
 
 /// A structure that does nothing: every element UNSEEN, no state.
@@ -368,8 +372,11 @@ fn main() {
         ],
     );
 
-    let run_fixed = run_fixed_secs();
-    println!("a run's fixed part: {run_fixed:.3} s wall");
+    let (run_fixed, cell_fixed) = run_fixed_secs();
+    println!(
+        "a run's fixed part: {run_fixed:.3} s wall; each cell's: {:.2} ms",
+        cell_fixed * 1e3
+    );
 
     if let Some(path) = write {
         let (machine, load_end) = machine();
@@ -383,7 +390,7 @@ fn main() {
             &hash_set,
             window_truth_ns,
             window_cell_ns,
-            run_fixed,
+            (run_fixed, cell_fixed),
         );
         println!("\n{table}");
         if let Err(e) = std::fs::write(&path, &table) {
@@ -410,7 +417,7 @@ fn render(
     hash_set: &OracleRow,
     window_truth_ns: f64,
     window_cell_ns: f64,
-    run_fixed: f64,
+    (run_fixed, cell_fixed): (f64, f64),
 ) -> String {
     let mut s = String::from(
         "// Generated by `just calibrate` (benches/calibrate.rs); do not edit by hand.\n",
@@ -462,6 +469,11 @@ fn render(
     writeln!(
         s,
         "\n/// A run's fixed part in wall seconds: starting, planning, writing the results directory.\npub const RUN_FIXED_SECS: f64 = {run_fixed:.3};"
+    )
+    .expect("string");
+    writeln!(
+        s,
+        "\n/// A cell's fixed part in wall seconds: building its structure, writing its rows and its record.\npub const CELL_FIXED_SECS: f64 = {cell_fixed:.6};"
     )
     .expect("string");
     s

@@ -16,7 +16,9 @@
 //!   interpolated in `log(bits)` between the sizes measured); a windowed truth generates the
 //!   stream again and adds [`WINDOW_TRUTH_NS`];
 //! - a run's fixed part, once per run (or shard): starting the binary, planning, and writing
-//!   the results directory ([`RUN_FIXED_SECS`], wall time of a small experiment's run).
+//!   the results directory ([`RUN_FIXED_SECS`]), and each cell's ([`CELL_FIXED_SECS`]:
+//!   building its structure, writing its rows and its record), both from the wall time of
+//!   small experiments' runs.
 //!
 //! The stream and truth figures come from `benches/calibrate.rs` (`just calibrate`, which
 //! rewrites `calibration_table.rs` beside this file), the structures' from the filters crate's
@@ -155,7 +157,7 @@ pub fn cell_secs(exp: &Experiment, cell: &Cell) -> f64 {
         costed_universe(spec),
         costed_duplicates(spec),
     );
-    n as f64 * (runner + step) * 1e-9
+    CELL_FIXED_SECS + n as f64 * (runner + step) * 1e-9
 }
 
 /// Estimated seconds of a stream's ground truth, paid once by every run (or shard) with cells
@@ -308,7 +310,7 @@ mod tests {
         let small = cell_secs(&e, &e.cells[0]);
         assert!(close(
             small,
-            1e6 * (runner + bloom_by_hand(0, 0.0, dup)) * 1e-9
+            CELL_FIXED_SECS + 1e6 * (runner + bloom_by_hand(0, 0.0, dup)) * 1e-9
         ));
         // 1 GB = 2^33 bits lies above the last level (512 MB): that level's figures.
         let last = LEVELS.len() - 1;
@@ -316,7 +318,7 @@ mod tests {
         let large = cell_secs(&e, &e.cells[1]);
         assert!(close(
             large,
-            1e6 * (runner + bloom_by_hand(last, 0.0, dup)) * 1e-9
+            CELL_FIXED_SECS + 1e6 * (runner + bloom_by_hand(last, 0.0, dup)) * 1e-9
         ));
         // Half way between two levels in log(bits): both figures interpolated, then multiplied.
         let mid = ((LEVELS[0].memory_bits as f64).ln() + (LEVELS[1].memory_bits as f64).ln()) / 2.0;
@@ -339,7 +341,7 @@ mod tests {
         let runner = stream_cost(&e.streams[0].spec).cell_ns;
         assert!(close(
             cell_secs(&e, &e.cells[0]),
-            1e6 * (runner + bloom_by_hand(0, 0.0, dup)) * 1e-9
+            CELL_FIXED_SECS + 1e6 * (runner + bloom_by_hand(0, 0.0, dup)) * 1e-9
         ));
         // A shuffle of 10 % distinct keys: exactly 90 % duplicates, the benchmark's second
         // stream, whose ratios the cell takes as they are.
@@ -352,7 +354,7 @@ mod tests {
             - FILL_NS;
         assert!(close(
             cell_secs(&e, &e.cells[0]),
-            1e6 * (stream_cost(spec).cell_ns + step) * 1e-9
+            CELL_FIXED_SECS + 1e6 * (stream_cost(spec).cell_ns + step) * 1e-9
         ));
     }
 
@@ -461,7 +463,7 @@ mod tests {
         assert_eq!(cost.kind, "replay");
         // A replay's fraction of duplicates is unknown before it is read: the benchmark's.
         assert_eq!(costed_duplicates(&spec), DUP_LOW);
-        let cell = n * (cost.cell_ns + bloom_by_hand(0, 0.0, DUP_LOW)) * 1e-9;
+        let cell = CELL_FIXED_SECS + n * (cost.cell_ns + bloom_by_hand(0, 0.0, DUP_LOW)) * 1e-9;
         assert!(close(cell_secs(&e, &e.cells[0]), cell));
         assert!(close(
             truth_secs(&e, 0),

@@ -19,10 +19,11 @@ impl Catalogue {
             ("papers", "") => Ok(self.papers()),
             ("catalogue", "") => Ok(self.catalogue(doc)),
             ("timing", "") => Ok(self.timing(doc)),
+            ("timing-check", "") => self.timing_check(),
             ("results-index", "") => Ok(self.results_index(doc)),
             ("peers", arg) => self.peers(arg, doc),
             _ => bail!(
-                "unknown generated block `{name}` (known: table EXPERIMENT, run EXPERIMENT, papers, catalogue, timing, results-index, peers, peers batch)"
+                "unknown generated block `{name}` (known: table EXPERIMENT, run EXPERIMENT, papers, catalogue, timing, timing-check, results-index, peers, peers batch)"
             ),
         }
     }

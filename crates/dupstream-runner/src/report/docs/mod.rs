@@ -25,6 +25,8 @@
 //!   revision;
 //! - `timing`: the canonical runs' wall times and peak memory beside their estimates;
 //! - `results-index`: the kept runs, for `results/README.md`;
+//! - `timing-check`: today's estimate against the committed runs rerun, from
+//!   `results/timing-check.csv` (`just timing-check`);
 //! - `peers`, `peers batch`: the filters README's peer tables, from the committed run of
 //!   `just peers` ([`PEERS_CSV`]; `peers`).
 
@@ -33,8 +35,10 @@ mod canonical;
 mod format;
 mod peers;
 mod regenerate;
+mod timing_check;
 
 pub use canonical::{CANONICAL, Catalogue, ExperimentFile, Run, canonical_runs};
 pub use format::{bytes, secs};
 pub use peers::{PEERS_CSV, PeerRow, PeersRun, parse_peers, read_peers};
 pub use regenerate::{BEGIN, Document, END, Stale, documents};
+pub use timing_check::{CheckRow, TIMING_CHECK_CSV, WITHIN, check_block, parse_check};
