@@ -102,7 +102,7 @@
 //! - Alluxio's relocation is a breadth-first search (`MAX_BFS_PATH_LEN = 5`), and its search
 //!   reads the first bucket's slots at every node, so in effect an insertion into two full
 //!   buckets fails and the new fingerprint is not stored (on the conformance stream at load
-//!   0.6, 7,472 of 226k insertions: its FNR 2.98 %). Ours relocates by random walk.
+//!   0.6, 7,472 of 218k insertions: its FNR 2.98 %). Ours relocates by random walk.
 //! - Alluxio's tag is the hash's low `f` bits with `0` mapped to `1`, so tag 1 is twice as
 //!   likely (FPR higher by a relative `≈ 2^−f`); ours is uniform on `1..=2^f − 1`.
 //! - Checked against Alluxio's code on the conformance stream (the crate README,
