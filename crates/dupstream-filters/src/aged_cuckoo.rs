@@ -96,10 +96,17 @@
 //!   its last occurrence, so up to one period *before* the window ends (false negatives in the
 //!   window's last `W/2^c`). Ours is `⌈W / M⌉`, which keeps the whole window.
 //! - Alluxio ages lazily, per lock segment, from `put` and `delete` and a full `aging()` its
-//!   caller schedules; ours sweeps every step, at the same pace in total.
+//!   caller schedules; ours sweeps every step, at the same pace in total. With one `aging()`
+//!   per period, its bucket is visited once per period but anywhere in it, so an entry retires
+//!   `M − 1` to `M + 2` periods after its last occurrence (ours: `M` to `M + 1`).
 //! - Alluxio's relocation is a breadth-first search (`MAX_BFS_PATH_LEN = 5`), and its search
 //!   reads the first bucket's slots at every node, so in effect an insertion into two full
-//!   buckets fails and the new fingerprint is not stored. Ours relocates by random walk.
+//!   buckets fails and the new fingerprint is not stored (on the conformance stream at load
+//!   0.6, 7,472 of 218k insertions: its FNR 2.98 %). Ours relocates by random walk.
+//! - Alluxio's tag is the hash's low `f` bits with `0` mapped to `1`, so tag 1 is twice as
+//!   likely (FPR higher by a relative `≈ 2^−f`); ours is uniform on `1..=2^f − 1`.
+//! - Checked against Alluxio's code on the conformance stream (the crate README,
+//!   "Conformance"): at equal `c`, `f`, buckets and period, the FPR past both lifetimes agrees.
 //! - Alluxio's slot also holds a size and a scope (its cache accounting); ours fingerprint and
 //!   age only.
 //! - The stamp rule is not Alluxio's: its tick, live span, margin and cleaning pace are ours

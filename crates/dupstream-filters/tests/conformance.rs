@@ -1,7 +1,8 @@
 //! Conformance with reference implementations: CrowdStrike/apbf and RedisBloom/RedisBloom
 //! (APBF), tylertreat/BoomFilters (Stable Bloom filter, Inverse Bloom filter),
-//! sliding-sketch/Sliding-Sketch (Sl-BF, FBF, SW-BF) and mariuslp/duplicate_sliding_benchmark
-//! (Géraud-Stewart et al.'s queue of QQHTD filters), each run outside this repository on the
+//! sliding-sketch/Sliding-Sketch (Sl-BF, FBF, SW-BF), mariuslp/duplicate_sliding_benchmark
+//! (Géraud-Stewart et al.'s queue of QQHTD filters) and Alluxio/alluxio (the clock cuckoo
+//! filter, against `aged_cuckoo`), each run outside this repository on the
 //! key stream below; their counts, with the commit they were run at, are in
 //! `tests/conformance.csv` (how to rerun them: the crate README, "Conformance").
 //!
@@ -33,6 +34,15 @@
 //! printed, not compared; at `(10, 7)`, where 96 % of the false positives are keys whose
 //! previous occurrence, just past the window, is still in the slices, the effect is 0.3 % of
 //! the rate and the row is compared.
+//!
+//! And Alluxio's clock cuckoo filter ([`compared`]): its insertions into two full buckets fail
+//! (its breadth-first search reads the first bucket at every node) and its lazy aging retires
+//! entries `M − 1` to `M + 2` periods after their last occurrence (ours `M` to `M + 1`), so
+//! its FNR is recorded, not compared; its FPR is compared where neither lifetime reaches the
+//! negatives. Its murmur3 bucket and tag coincide 60 % more often than at random on 8-byte keys
+//! (those rows are recorded); at `f = 6`, 4.3 % more colliding key pairs on this universe than
+//! uniform tags and buckets give (1.5 % from its tag `0 → 1`; ours −0.3 %) and 1 % more live
+//! entries put its FPR 6.8 % above ours (z = −4.2): recorded, not compared.
 
 use dupstream_filters::DuplicateFilter;
 use dupstream_filters::hash::{hash_key, mix64, reduce};
@@ -106,13 +116,30 @@ fn rows() -> Vec<Row> {
         .collect()
 }
 
-/// Whether a row's rates are compared: all but the two that differ by design (see the module
-/// documentation): BoomFilters on plain keys, whose FNV-1 hashing is not random on them, and
-/// RedisBloom's APBF at `k = 4`, whose shared index functions lower its FPR.
-fn compared(row: &Row) -> bool {
+/// Which of a row's rates are compared, `(FPR, FNR)`: all but those that differ by design (see
+/// the module documentation): BoomFilters on plain keys, whose FNV-1 hashing is not random on
+/// them; RedisBloom's APBF at `k = 4`, whose shared index functions lower its FPR; and Alluxio's
+/// clock cuckoo filter, whose FNR is never compared (its insertions into two full buckets fail)
+/// and whose FPR is compared only where every entry of both filters has retired before the
+/// truth window ends (`window ≥ (M + 2)·(window_size >> c)`), on decimal keys (its murmur3
+/// `(bucket, tag)` is not random on 8-byte keys), at `c ≥ 6`, where its lazy aging moves an
+/// entry's retirement by at most 2 periods, 3 % of the window, and at `f ≥ 8`, where its tag
+/// `0 → 1` raises the FPR by a relative `≈ 2^−f` (0.4 %; 1.5 % at `f = 6`).
+fn compared(row: &Row) -> (bool, bool) {
     let fnv_on_plain_keys = row.reference == "tylertreat/BoomFilters" && row.key_bytes == "key";
     let shared_functions = row.reference == "RedisBloom/RedisBloom" && row.params["k"] == 4;
-    !(fnv_on_plain_keys || shared_functions)
+    if row.reference == "Alluxio/alluxio" {
+        let c = row.params["clock_bits"];
+        let period = row.params["window_size"] >> c;
+        let past_every_lifetime = row.window >= ((1 << c) + 1) * period;
+        let fpr = past_every_lifetime
+            && row.key_bytes == "decimal(key)"
+            && c >= 6
+            && row.params["fingerprint_bits"] >= 8;
+        return (fpr, false);
+    }
+    let both = !(fnv_on_plain_keys || shared_functions);
+    (both, both)
 }
 
 /// Our structure at the reference's geometry: its spec (TOML) and budget in bits.
@@ -183,6 +210,18 @@ fn ours(row: &Row) -> (String, u64) {
             ),
             p("memory"),
         ),
+        // n_b buckets of 4 slots of f + c bits (Alluxio's size and scope fields, its cache
+        // accounting, are not counted), the same c and f, our window W: with Alluxio's
+        // windowSize = 2^c·⌈W/M⌉ both sweep every bucket once per ⌈W/M⌉ elements.
+        "aged_cuckoo" => (
+            format!(
+                "name = \"aged_cuckoo\"\nwindow = {}\nclock_bits = {}\nfingerprint_bits = {}",
+                p("window"),
+                p("clock_bits"),
+                p("fingerprint_bits")
+            ),
+            4 * p("buckets") * (p("fingerprint_bits") + p("clock_bits")),
+        ),
         s => panic!("no mapping for {s}"),
     }
 }
@@ -242,12 +281,17 @@ fn rates_agree_with_the_reference_implementations() {
             100.0 * fn_ as f64 / pos as f64,
             100.0 * row.fn_ as f64 / row.positives as f64,
         );
-        if !compared(&row) {
+        let (cmp_fp, cmp_fn) = compared(&row);
+        if !cmp_fp && !cmp_fn {
             eprintln!("not compared (differs by design): {line}");
             continue;
         }
-        eprintln!("{line}");
-        if z_fp.abs() >= Z_99 || z_fn.abs() >= Z_99 {
+        if !cmp_fn {
+            eprintln!("FPR compared, FNR not (differs by design): {line}");
+        } else {
+            eprintln!("{line}");
+        }
+        if (cmp_fp && z_fp.abs() >= Z_99) || (cmp_fn && z_fn.abs() >= Z_99) {
             failures.push(line);
         }
     }
@@ -267,6 +311,7 @@ fn every_reference_is_covered() {
         "tylertreat/BoomFilters",
         "sliding-sketch/Sliding-Sketch",
         "mariuslp/duplicate_sliding_benchmark",
+        "Alluxio/alluxio",
     ] {
         assert!(refs.iter().any(|x| x == r), "no row for {r}");
     }
@@ -280,9 +325,11 @@ fn every_reference_is_covered() {
         "fbf",
         "queue",
         "sw_bf",
+        "aged_cuckoo",
     ] {
         assert!(
-            rows.iter().any(|r| r.structure == s && compared(r)),
+            rows.iter()
+                .any(|r| r.structure == s && compared(r) != (false, false)),
             "{s} is never compared"
         );
     }
