@@ -15,6 +15,7 @@ use crate::plan::{Registry, refuse};
 use crate::record::ResultsDir;
 use anyhow::{Context, Result};
 use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -162,6 +163,7 @@ pub fn rank(
         let (exp, rows) =
             super::load(&dir, registry).with_context(|| format!("reading {}", path.display()))?;
         let ns = super::cell_ns(&dir).with_context(|| format!("reading {}", path.display()))?;
+        grids_of_at_most(&path, &rows)?;
         let shown = path.display().to_string().replace('\\', "/");
         runs.push(Run {
             experiment: exp.name.clone(),
@@ -181,6 +183,28 @@ pub fn rank(
         runs,
         boards: ids.into_iter().zip(all).collect(),
     })
+}
+
+/// The configurations a structure's grid may hold (the leaderboard's rule 3).
+pub const MAX_GRID: usize = 8;
+
+/// Rule 3, checked: every structure (label) of a run declares at most [`MAX_GRID`]
+/// configurations; a run that breaks it is refused, naming it and the structure.
+fn grids_of_at_most(path: &Path, rows: &[crate::record::RawRow]) -> Result<()> {
+    let mut configs: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.params.get("derived").is_none()) {
+        configs.entry(&r.label).or_default().insert(r.config());
+    }
+    for (label, set) in configs {
+        if set.len() > MAX_GRID {
+            return Err(refuse(format!(
+                "{}: `{label}` runs {} configurations; the leaderboard's rule 3 allows at most {MAX_GRID}",
+                path.display(),
+                set.len()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The families a front chart's panel draws at most.
@@ -382,4 +406,38 @@ pub fn write(root: &Path, ranked: &Ranked) -> Result<PathBuf> {
     let path = dir.join(INDEX);
     crate::record::atomic_write(&path, page("dupstream leaderboard", &body).as_bytes())?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod grid_tests {
+    use super::*;
+    use crate::record::RawRow;
+    use crate::record::rows::test_row;
+
+    /// Rule 3 is checked, not only stated: a ninth configuration under one label is refused,
+    /// naming the run and the label; eight pass, and other labels do not count.
+    #[test]
+    fn rule_3_refuses_a_structure_of_more_than_eight_configurations() {
+        let rows = |n: usize| -> Vec<RawRow> {
+            let mut v: Vec<RawRow> = (0..n)
+                .map(|i| {
+                    let mut r = test_row("Aged cuckoo", i, 0.1, 0.0);
+                    r.config = format!("Aged cuckoo c={i}");
+                    r
+                })
+                .collect();
+            v.push(test_row("Bloom", n, 0.1, 0.0));
+            v
+        };
+        let path = Path::new("results/board/run");
+        assert!(grids_of_at_most(path, &rows(MAX_GRID)).is_ok());
+        let err = grids_of_at_most(path, &rows(MAX_GRID + 1))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("results/board/run")
+                && err.contains("`Aged cuckoo` runs 9 configurations"),
+            "{err}"
+        );
+    }
 }
