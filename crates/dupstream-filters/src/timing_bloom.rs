@@ -544,6 +544,35 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Small tables and short time jumps (0 to 4 ticks between elements), where a cleaning
+        /// pointer that judged a jump's cells modulo `R` at the new tick would miss a stale
+        /// stamp now and then: every verdict is the cell model's (all `k` cells last stamped at
+        /// most `L` ticks back, the true ages kept beside the filter), collisions included.
+        #[test]
+        fn verdicts_are_the_cell_model_at_short_jumps(keys in prop::collection::vec(0u64..1000, 1..2000), jumps in prop::collection::vec(0.0f64..4.0, 2000), b in 3u32..7, m in 5u64..200, k in 1u32..4) {
+            let p = TimingBloomParams { k: Some(k), ..time(20.0, b) };
+            let mut f = TimingBloom::new(m * u64::from(b), &p, 0).unwrap();
+            let Clock::Time { q, .. } = f.g.clock else { unreachable!() };
+            let live = f.live_span();
+            let mut stamped: Vec<Option<u64>> = vec![None; m as usize];
+            let mut now = 0.0;
+            for (i, (&key, &jump)) in keys.iter().zip(&jumps).enumerate() {
+                now += jump * q;
+                let tick = (now / q).floor() as u64;
+                let h = hash_key(key, 3);
+                let cells: Vec<usize> =
+                    DoubleHash::new(h).indices(k, m).map(|c| c as usize).collect();
+                let want = cells.iter().all(|&c| stamped[c].is_some_and(|s| tick - s <= live));
+                prop_assert_eq!(f.step_at(h, now), want, "element {} at tick {}", i, tick);
+                for c in cells {
+                    stamped[c] = Some(tick);
+                }
+            }
+        }
+    }
+
     #[test]
     fn stamps_never_alias_after_a_silence() {
         // A key seen, then re-seen after a silence (nothing in between) of `L + 1 + j` ticks
