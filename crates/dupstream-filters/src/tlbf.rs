@@ -610,6 +610,29 @@ mod tests {
     }
 
     #[test]
+    fn nothing_stale_after_a_silence() {
+        // Slices keep the time of their last insertion in seconds, not a stamp modulo a range:
+        // a key re-seen after a silence just past `T` (and many lengths beyond) is UNSEEN, and
+        // 0.9·T later DUPLICATE, with fresh keys around each re-occurrence so slices shift.
+        let t = 10.0;
+        let mut f = Tlbf::new(1 << 14, &params(4, 3, t, 100.0), 0).unwrap();
+        let key = hash_key(u64::MAX, 2);
+        let mut fresh = 0u64;
+        let mut now = 0.0;
+        assert!(!f.step_at(key, now));
+        for j in 0..200u64 {
+            now += t + 0.01 + j as f64 * 0.37;
+            assert!(!f.step_at(key, now), "stale after a silence of {j}");
+            for _ in 0..50 {
+                f.step_at(hash_key(fresh, 2), now);
+                fresh += 1;
+            }
+            now += 0.9 * t;
+            assert!(f.step_at(key, now), "false negative at 0.9·T");
+        }
+    }
+
+    #[test]
     fn plain_step_uses_the_rate_clock() {
         let p = params(4, 3, 1.0, 100.0);
         let mut a = Tlbf::new(1 << 14, &p, 0).unwrap();
