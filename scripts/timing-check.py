@@ -13,9 +13,12 @@ columns are always today's binary's (`dupstream estimate`), so after `just calib
 `--estimate-only` pass prices the same measurements with the new calibration.
 `dupstream docs --write` renders the file in docs/timing.md. `just timing-check` runs this.
 
-The wall time is compared with the estimate at the run's threads; the process's CPU time
-(every thread, `cpu_secs_total` of the run's summary) with the single-thread estimate, which
-does not grow with other work on the machine as the wall time does.
+Both are measured around the `dupstream run` process, from its start to its exit: the wall
+time is compared with the estimate at the run's threads, the CPU time (every thread, user and
+system) with the one-thread estimate less the fixed parts (`fixed_secs`: wall time spent
+starting and writing files), which does not grow with other work on the machine as the wall
+time does. The experiment file rerun is the catalogue's; `dupstream docs --check` fails when it
+differs from what its canonical run ran.
 """
 
 import argparse
@@ -23,6 +26,8 @@ import csv
 import gzip
 import json
 import os
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -66,6 +71,7 @@ def manifest(run_dir):
 
 
 def estimate(binary, file, scale, threads):
+    """(estimated seconds, of which fixed parts) at `threads`, or (None, None, why skipped)."""
     out = subprocess.run(
         [binary, "estimate", file, "--scale", str(scale), "--threads", str(threads), "--json"],
         capture_output=True,
@@ -73,24 +79,39 @@ def estimate(binary, file, scale, threads):
     )
     if out.returncode != 0:
         sys.exit(f"error: dupstream estimate {file}: {out.stderr.strip()}")
-    return json.loads(out.stdout)["total_secs"]
+    e = json.loads(out.stdout)
+    if e["skipped"] or not e["files"]:
+        why = e["skipped"][0]["reason"] if e["skipped"] else "nothing estimated"
+        return None, None, f"not rerun: its data is not on this machine ({why})"
+    return e["files"][0]["secs"], e["files"][0]["fixed_secs"], None
 
 
 def measure(binary, file, scale, threads):
+    """(load at start, wall seconds, CPU seconds) of one `dupstream run`, start to exit."""
     with open("/proc/loadavg") as f:
         load = float(f.read().split()[0])
     with tempfile.TemporaryDirectory(prefix="dupstream-timing-check-") as tmp:
-        out = subprocess.run(
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.monotonic()
+        # Its own process group, so that a stopped check stops it too (`finally` below).
+        proc = subprocess.Popen(
             [binary, "run", file, "--scale", str(scale), "--threads", str(threads),
              "--out", os.path.join(tmp, "run"), "--quiet", "--json"],
-            capture_output=True,
-            text=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            start_new_session=True,
         )
-    if out.returncode != 0:
-        sys.exit(f"error: dupstream run {file}: {out.stderr.strip()}")
-    summary = json.loads(out.stdout)
-    cpu = summary.get("cpu_secs_total")
-    return load, summary["wall_secs_total"], cpu
+        try:
+            _, err = proc.communicate()
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait()
+        wall = time.monotonic() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        sys.exit(f"error: dupstream run {file}: {err.strip()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return load, wall, cpu
 
 
 def save(path, rows):
@@ -110,7 +131,14 @@ def save(path, rows):
         raise
 
 
+def stop(signum, _frame):
+    """SIGTERM as SIGINT: unwinds, so that the running `dupstream run` is stopped and the
+    temporary directories removed; what was measured is already saved."""
+    raise SystemExit(128 + signum)
+
+
 def main():
+    signal.signal(signal.SIGTERM, stop)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--binary", default="target/release/dupstream")
     ap.add_argument("--max-secs", type=float, default=60.0,
@@ -141,22 +169,34 @@ def main():
             # A run made from a file outside the catalogue (the QHT authors' code's runs).
             rows[experiment] = {k: "" for k in FIELDS} | dict(
                 experiment=experiment, run=run, experiment_file=file, scale=scale,
-                threads=threads, note="its experiment file is not in the catalogue")
+                threads=threads, note="not rerun: its experiment file is not in the catalogue")
             continue
-        est = estimate(args.binary, file, scale, threads)
-        est_cpu = estimate(args.binary, file, scale, 1)
+        est, _, skipped = estimate(args.binary, file, scale, threads)
         row = {k: "" for k in FIELDS}
+        row.update(experiment=experiment, run=run, experiment_file=file, scale=scale,
+                   threads=threads)
+        if skipped:
+            rows[experiment] = row | dict(note=skipped)
+            continue
+        est1, fixed1, _ = estimate(args.binary, file, scale, 1)
         prev = old.get(experiment)
         if prev and prev.get("run") == run:
             row.update({k: prev[k] for k in FIELDS if k in prev})
         row.update(
-            experiment=experiment, run=run, experiment_file=file, scale=scale,
-            threads=threads, estimated_secs=f"{est:.3f}", estimated_cpu_secs=f"{est_cpu:.3f}",
+            estimated_secs=f"{est:.3f}", estimated_cpu_secs=f"{est1 - fixed1:.3f}",
             estimate_revision=revision,
         )
         rows[experiment] = row
         if not args.estimate_only and (experiment in only if only else est <= args.max_secs):
             chosen.append(experiment)
+            if not row["wall_secs"]:
+                row["note"] = "not rerun: the check stopped before it"
+        elif args.estimate_only:
+            pass
+        elif only and not row["wall_secs"]:
+            row["note"] = "not rerun: not among --only"
+        elif not row["wall_secs"]:
+            row["note"] = f"not rerun: estimated over the check's limit of {args.max_secs:g} s"
     save(args.out, rows)
     for experiment in chosen:
         row = rows[experiment]
@@ -168,7 +208,7 @@ def main():
         row.update(
             measured_revision=revision, measured_unix=int(time.time()),
             load_at_start=f"{load:.2f}", wall_secs=f"{wall:.3f}",
-            cpu_secs="" if cpu is None else f"{cpu:.3f}",
+            cpu_secs="" if cpu is None else f"{cpu:.3f}", note="",
         )
         print(f"  wall {wall:.1f} s (x{wall / max(est, 1e-9):.2f} of the estimate)"
               + ("" if cpu is None else f", CPU {cpu:.1f} s (x{cpu / max(est_cpu, 1e-9):.2f})"),

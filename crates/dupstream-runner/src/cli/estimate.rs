@@ -30,6 +30,9 @@ struct FileEstimate {
     experiment: String,
     scale: u64,
     secs: f64,
+    /// Of `secs`, the run's and its cells' fixed parts (wall time: starting, writing files),
+    /// on one thread.
+    fixed_secs: f64,
     /// The file replays a stream of unknown length, counted as `unknown_length_elements`.
     unknown_length: bool,
 }
@@ -80,6 +83,7 @@ pub fn run(args: EstimateArgs, registry: &Registry) -> Result<()> {
                 experiment: exp.name.clone(),
                 scale: exp.scale,
                 secs: cost::run_secs(&exp, threads),
+                fixed_secs: cost::RUN_FIXED_SECS + exp.cells.len() as f64 * cost::CELL_FIXED_SECS,
                 unknown_length: cost::has_unknown_len(&exp),
             });
         }

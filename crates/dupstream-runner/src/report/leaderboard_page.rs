@@ -188,12 +188,13 @@ pub fn rank(
 /// The configurations a structure's grid may hold (the leaderboard's rule 3).
 pub const MAX_GRID: usize = 8;
 
-/// Rule 3, checked: every structure (label) of a run declares at most [`MAX_GRID`]
-/// configurations; a run that breaks it is refused, naming it and the structure.
+/// Rule 3, checked: every structure of a run ([`RawRow::structure`](crate::record::RawRow::structure): its label, or its
+/// registry name when the label is generated per configuration) declares at most
+/// [`MAX_GRID`] configurations; a run that breaks it is refused, naming it and the structure.
 fn grids_of_at_most(path: &Path, rows: &[crate::record::RawRow]) -> Result<()> {
     let mut configs: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.params.get("derived").is_none()) {
-        configs.entry(&r.label).or_default().insert(r.config());
+        configs.entry(r.structure()).or_default().insert(r.config());
     }
     for (label, set) in configs {
         if set.len() > MAX_GRID {
