@@ -175,13 +175,16 @@ def main():
         row = {k: "" for k in FIELDS}
         row.update(experiment=experiment, run=run, experiment_file=file, scale=scale,
                    threads=threads)
-        if skipped:
-            rows[experiment] = row | dict(note=skipped)
-            continue
-        est1, fixed1, _ = estimate(args.binary, file, scale, 1)
         prev = old.get(experiment)
         if prev and prev.get("run") == run:
             row.update({k: prev[k] for k in FIELDS if k in prev})
+        if skipped:
+            # Its data is absent here: an earlier measurement and its estimate are kept.
+            if not row["wall_secs"]:
+                row["note"] = skipped
+            rows[experiment] = row
+            continue
+        est1, fixed1, _ = estimate(args.binary, file, scale, 1)
         row.update(
             estimated_secs=f"{est:.3f}", estimated_cpu_secs=f"{est1 - fixed1:.3f}",
             estimate_revision=revision,
