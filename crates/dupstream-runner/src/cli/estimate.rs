@@ -83,7 +83,7 @@ pub fn run(args: EstimateArgs, registry: &Registry) -> Result<()> {
                 experiment: exp.name.clone(),
                 scale: exp.scale,
                 secs: cost::run_secs(&exp, threads),
-                fixed_secs: cost::RUN_FIXED_SECS + exp.cells.len() as f64 * cost::CELL_FIXED_SECS,
+                fixed_secs: cost::fixed_secs(&exp),
                 unknown_length: cost::has_unknown_len(&exp),
             });
         }

@@ -158,10 +158,8 @@ pub fn run(
         wall_secs: wall,
         ns_per_element: wall * 1e9 / n.max(1) as f64,
         // The wall time above stops before the cell's rows and record are written, which its
-        // fixed part prices: compared without it.
-        estimated_secs: Some(
-            crate::plan::cost::cell_secs(exp, cell) - crate::plan::cost::CELL_FIXED_SECS,
-        ),
+        // fixed part prices: compared with its work alone.
+        estimated_secs: Some(crate::plan::cost::cell_work_secs(exp, cell)),
         resumed: false,
     };
     Ok((rows, timing))

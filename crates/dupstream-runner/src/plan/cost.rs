@@ -143,8 +143,21 @@ pub fn costed_duplicates(spec: &StreamSpec) -> f64 {
         .unwrap_or(dupstream_filters::calibration::DUP_LOW)
 }
 
-/// Estimated single-thread seconds of one cell.
+/// Estimated single-thread seconds of one cell: its fixed part ([`CELL_FIXED_SECS`]) and its
+/// work on the stream ([`cell_work_secs`]).
 pub fn cell_secs(exp: &Experiment, cell: &Cell) -> f64 {
+    CELL_FIXED_SECS + cell_work_secs(exp, cell)
+}
+
+/// The fixed parts of a run of `exp`'s cells, in wall seconds on one thread: the run's and
+/// each cell's (starting, writing files), which CPU time does not show.
+pub fn fixed_secs(exp: &Experiment) -> f64 {
+    RUN_FIXED_SECS + exp.cells.len() as f64 * CELL_FIXED_SECS
+}
+
+/// Estimated single-thread seconds of one cell's work on its stream (what its measured wall
+/// time covers): the runner's loop and the structure's step per element.
+pub fn cell_work_secs(exp: &Experiment, cell: &Cell) -> f64 {
     let case = &exp.streams[cell.stream];
     let spec = &case.spec;
     let n = stream_len(spec);
@@ -157,7 +170,7 @@ pub fn cell_secs(exp: &Experiment, cell: &Cell) -> f64 {
         costed_universe(spec),
         costed_duplicates(spec),
     );
-    CELL_FIXED_SECS + n as f64 * (runner + step) * 1e-9
+    n as f64 * (runner + step) * 1e-9
 }
 
 /// Estimated seconds of a stream's ground truth, paid once by every run (or shard) with cells

@@ -135,6 +135,17 @@ fn default_columns() -> Dim {
     Dim::Algorithm
 }
 
+impl TableLayout {
+    /// The row dimensions' names joined as a table's first heading (`memory / k`).
+    pub fn rows_heading(&self) -> String {
+        self.rows
+            .iter()
+            .map(|d| d.as_str())
+            .collect::<Vec<_>>()
+            .join(" / ")
+    }
+}
+
 impl Default for TableLayout {
     fn default() -> Self {
         Self {

@@ -56,12 +56,7 @@ pub fn markdown(title: &str, note: &str, layout: &TableLayout, cells: &[TableCel
             "Each cell: **ours** (the paper prints no number for it).\n"
         );
     }
-    let rows_head = layout
-        .rows
-        .iter()
-        .map(|d| d.as_str())
-        .collect::<Vec<_>>()
-        .join(" / ");
+    let rows_head = layout.rows_heading();
     let heads: Vec<String> = columns.iter().map(|c| md_cell(c)).collect();
     let _ = writeln!(s, "| {rows_head} | % | {} |", heads.join(" | "));
     let _ = writeln!(s, "|---|---|{}", "---|".repeat(columns.len()));

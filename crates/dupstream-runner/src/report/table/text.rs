@@ -115,12 +115,7 @@ pub fn text(
         .map(|r| columns.iter().map(|c| find(r, c).map(parts)).collect())
         .collect();
     let widths = widths(&columns, &grid, has_paper, diff);
-    let rows_head = layout
-        .rows
-        .iter()
-        .map(|d| d.as_str())
-        .collect::<Vec<_>>()
-        .join(" / ");
+    let rows_head = layout.rows_heading();
     let label_w = rows
         .iter()
         .map(|(r, _)| len(&plain(r)))
