@@ -4,7 +4,7 @@
 use crate::execute::Progress;
 use crate::execute::cancel::Cancel;
 use crate::execute::heap::HeapMeter;
-use crate::execute::truth::Truths;
+use crate::execute::truth::{Held, Truths};
 use crate::plan::cost::BATCH;
 use crate::plan::seeds::{filter_seed, hash_seed};
 use crate::plan::units::format_bits;
@@ -53,10 +53,41 @@ fn tally(labels: &[u64], pos: u64, verdicts: &[u64], n: usize, counts: &mut [u64
     }
 }
 
-/// A cell's stream: keys, or keys with their arrival times.
-enum Elements {
+/// A cell's stream: keys, or keys with their arrival times, read from the stream or from the
+/// copy held in memory (from element `.1` on).
+enum Elements<'a> {
     Keys(Box<dyn KeyStream>),
     Timed(Box<dyn TimedStream>),
+    Held(&'a Held, usize),
+}
+
+impl Elements<'_> {
+    /// Whether the elements come with times (which go to the structure).
+    fn timed(&self) -> bool {
+        match self {
+            Elements::Keys(_) => false,
+            Elements::Timed(_) => true,
+            Elements::Held(h, _) => !h.times.is_empty(),
+        }
+    }
+
+    /// The next keys into `keys` (and times into `times`, when [`timed`](Self::timed)); how
+    /// many, 0 at the end.
+    fn fill(&mut self, keys: &mut [u64], times: &mut [f64]) -> Result<usize> {
+        Ok(match self {
+            Elements::Keys(s) => s.fill(keys)?,
+            Elements::Timed(s) => s.fill_timed(keys, times)?,
+            Elements::Held(h, at) => {
+                let got = keys.len().min(h.keys.len() - *at);
+                keys[..got].copy_from_slice(&h.keys[*at..*at + got]);
+                if !h.times.is_empty() {
+                    times[..got].copy_from_slice(&h.times[*at..*at + got]);
+                }
+                *at += got;
+                got
+            }
+        })
+    }
 }
 
 /// Runs one cell over its stream, scoring against the shared ground truth (and the windowed
@@ -85,12 +116,16 @@ pub fn run(
     let window = truths.window.as_ref().map(|(w, t)| (*w, t.label_words()));
     let hseed = hash_seed(case.seed);
     // A timestamped stream's times go to every structure (those without a clock ignore them).
-    let mut stream = match &case.time {
-        None => case.spec.open().map(Elements::Keys),
-        Some(t) => dupstream_streams::open_timed(&case.spec, t, case.seed).map(Elements::Timed),
+    let mut stream = match (&truths.held, &case.time) {
+        (Some(held), _) => Ok(Elements::Held(held, 0)),
+        (None, None) => case.spec.open().map(Elements::Keys),
+        (None, Some(t)) => {
+            dupstream_streams::open_timed(&case.spec, t, case.seed).map(Elements::Timed)
+        }
     }
     .with_context(|| format!("opening stream {}", case.spec.describe()))?;
-    let mut times = vec![0f64; if case.time.is_some() { BATCH } else { 0 }];
+    let timed = stream.timed();
+    let mut times = vec![0f64; if timed { BATCH } else { 0 }];
     let mut keys = vec![0u64; BATCH];
     let mut hashes = vec![0u64; BATCH];
     let mut verdicts = vec![false; BATCH];
@@ -109,10 +144,8 @@ pub fn run(
                 return Err(stopped.into());
             }
             let want = ((stop - pos) as usize).min(BATCH);
-            let got = match &mut stream {
-                Elements::Keys(s) => s.fill(&mut keys[..want])?,
-                Elements::Timed(s) => s.fill_timed(&mut keys[..want], &mut times[..want])?,
-            };
+            let timed_want = want.min(times.len());
+            let got = stream.fill(&mut keys[..want], &mut times[..timed_want])?;
             if got == 0 {
                 bail!(
                     "stream {} ended at {pos} elements, but its ground truth has {n}",
@@ -122,10 +155,11 @@ pub fn run(
             for (h, &k) in hashes[..got].iter_mut().zip(&keys[..got]) {
                 *h = hash_key(k, hseed);
             }
-            heap.step(|| match stream {
-                Elements::Keys(_) => filter.step_batch(&hashes[..got], &mut verdicts[..got]),
-                Elements::Timed(_) => {
-                    filter.step_batch_at(&hashes[..got], &times[..got], &mut verdicts[..got])
+            heap.step(|| {
+                if timed {
+                    filter.step_batch_at(&hashes[..got], &times[..got], &mut verdicts[..got]);
+                } else {
+                    filter.step_batch(&hashes[..got], &mut verdicts[..got]);
                 }
             });
             heap.check();
@@ -168,7 +202,51 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::{pack, tally};
+    use crate::execute::{Cancel, Progress, truth};
+    use crate::plan::{Registry, cost};
     use dupstream_filters::hash::mix64;
+    use std::path::Path;
+
+    /// A cell reading its stream from the keys held in memory gives the rows it gives reading
+    /// the stream itself, for a held kind (Zipf) with and without arrival times (for a time
+    /// window, the times go to the structures that keep time).
+    #[test]
+    fn held_keys_give_the_rows_of_the_stream_itself() {
+        let zipf = "kind = \"zipf\"\nn = 20000\nuniverse = 3000\ns = 1.1\nseed = 3";
+        let cases = [
+            (zipf.to_string(), "window = 500", "window = 500"),
+            (
+                format!("{zipf}\ntime = {{ process = \"poisson\", rate = 100.0 }}"),
+                "window_seconds = 5.0",
+                "window_seconds = 5.0\nrate = 100.0",
+            ),
+        ];
+        for (stream, window, tbf) in cases {
+            let text = format!(
+                "name = \"held\"\ndescription = \"held keys\"\n[stream]\n{stream}\n[grid]\nmemory = [\"4KB\"]\n[[algorithm]]\nname = \"sbf\"\nfps = 0.1\n[[algorithm]]\nname = \"timing_bloom\"\n{tbf}\n[metrics]\ncheckpoints = 3\n{window}\n"
+            );
+            let exp =
+                crate::plan::parse_with(Path::new("held.toml"), &text, None, &Registry::builtin())
+                    .unwrap_or_else(|e| panic!("{e}"));
+            assert!(cost::holds_keys(&exp.streams[0]), "{stream}");
+            let (progress, cancel) = (Progress::new(0, true), Cancel::new());
+            let (mut truths, _) = truth::label(&exp, 0, &progress, &cancel).unwrap();
+            assert!(truths.held.is_some());
+            let held: Vec<_> = exp
+                .cells
+                .iter()
+                .map(|c| super::run(&exp, c, &truths, &progress, &cancel).unwrap().0)
+                .collect();
+            truths.held = None;
+            let read: Vec<_> = exp
+                .cells
+                .iter()
+                .map(|c| super::run(&exp, c, &truths, &progress, &cancel).unwrap().0)
+                .collect();
+            assert_eq!(held, read, "{stream}");
+            assert!(held.iter().flatten().any(|r| r.fp + r.tp > 0));
+        }
+    }
 
     /// Word-wise counting equals counting element by element, at every offset and length
     /// (chunks that start mid-word, end mid-word, and span two label words).

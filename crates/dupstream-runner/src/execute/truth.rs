@@ -5,6 +5,7 @@
 use crate::execute::{Cancel, Progress};
 use crate::plan::ConfigError;
 use crate::plan::Experiment;
+use crate::plan::cost;
 use crate::record::StreamRow;
 use anyhow::{Context, Result};
 use dupstream_streams::{GroundTruth, TimedStream, WindowTruth};
@@ -18,6 +19,58 @@ use std::time::Instant;
 pub struct Truths {
     pub since_start: GroundTruth,
     pub window: Option<(u64, WindowTruth)>,
+    /// The stream's keys held for its cells ([`cost::holds_keys`]); `None` when it is not held
+    /// (each cell reads it).
+    pub held: Option<Held>,
+}
+
+/// A stream's keys, with their arrival times for a timestamped stream (empty otherwise), read
+/// once and held in memory so that its cells do not read or generate it again.
+#[derive(Debug, Default)]
+pub struct Held {
+    pub keys: Vec<u64>,
+    pub times: Vec<f64>,
+}
+
+/// Reads stream `index` of `exp` into memory when the cost model holds it
+/// ([`cost::holds_keys`]); `None` when it does not, or when the stream outgrows
+/// [`cost::HOLD_MAX_BYTES`] (a replay of unknown length). Stops within a batch once `cancel`
+/// is set.
+fn hold(exp: &Experiment, index: usize, cancel: &Cancel) -> Result<Option<Held>> {
+    let case = &exp.streams[index];
+    if !cost::holds_keys(case) {
+        return Ok(None);
+    }
+    let most = (cost::HOLD_MAX_BYTES / cost::held_bytes_per_element(case)) as usize;
+    let mut held = Held::default();
+    let mut keys = vec![0u64; cost::BATCH];
+    let mut times = vec![0f64; cost::BATCH];
+    let mut timed = match &case.time {
+        Some(t) => Some(dupstream_streams::open_timed(&case.spec, t, case.seed)?),
+        None => None,
+    };
+    let mut plain = match timed {
+        Some(_) => None,
+        None => Some(case.spec.open()?),
+    };
+    loop {
+        cancel.check()?;
+        let got = match (&mut timed, &mut plain) {
+            (Some(s), _) => s.fill_timed(&mut keys, &mut times)?,
+            (None, Some(s)) => s.fill(&mut keys)?,
+            (None, None) => unreachable!("one of the two streams is open"),
+        };
+        if got == 0 {
+            return Ok(Some(held));
+        }
+        if held.keys.len() + got > most {
+            return Ok(None);
+        }
+        held.keys.extend_from_slice(&keys[..got]);
+        if timed.is_some() {
+            held.times.extend_from_slice(&times[..got]);
+        }
+    }
 }
 
 /// A timed stream that notes its first and last times and its length, and stops once
@@ -166,6 +219,18 @@ fn label_until(
     } else {
         None
     };
+    let held = hold(exp, index, cancel)
+        .with_context(|| format!("reading {} into memory", case.spec.describe()))?;
+    if let Some(h) = &held
+        && h.keys.len() as u64 != truth.len()
+    {
+        anyhow::bail!(
+            "stream {} gave {} elements to be held, {} to the ground truth",
+            case.spec.describe(),
+            h.keys.len(),
+            truth.len()
+        );
+    }
     let row = StreamRow {
         truth_secs: start.elapsed().as_secs_f64(),
         ..row
@@ -173,6 +238,7 @@ fn label_until(
     let truths = Truths {
         since_start: truth,
         window,
+        held,
     };
     Ok((truths, row))
 }

@@ -15,6 +15,10 @@
 //!   oracle's labelling at the oracle's size ([`oracle_ns`]: [`BITMAP`] or [`HASH_SET`],
 //!   interpolated in `log(bits)` between the sizes measured); a windowed truth generates the
 //!   stream again and adds [`WINDOW_TRUTH_NS`];
+//! - a stream whose generation is dear ([`HOLD_MIN_GENERATE_NS`]: replays and Zipf streams) is
+//!   read once more and held in memory for its cells ([`holds_keys`]): its truth adds that
+//!   pass, and its cells' loop is the table's `cell_ns`, which the calibration measures on the
+//!   held keys;
 //! - a run's fixed part, once per run (or shard): starting the binary, planning, and writing
 //!   the results directory ([`RUN_FIXED_SECS`]), and each cell's ([`CELL_FIXED_SECS`]:
 //!   building its structure, writing its rows and its record), both from the wall time of
@@ -77,6 +81,32 @@ pub const TIMES_NS: f64 = 3.5 * 1.04;
 pub const UNKNOWN_LEN: u64 = 1 << 24;
 /// Elements handled per batch by a cell (its buffers are part of the memory estimate).
 pub const BATCH: usize = 1 << 14;
+
+/// A stream kind whose generation takes at least this many ns per element (in the calibration
+/// table) is held in memory for its cells ([`holds_keys`]): replays and Zipf streams, 18–26 ns
+/// per element against 0.9–4.4 for the others. Reading a held key costs under a nanosecond.
+pub const HOLD_MIN_GENERATE_NS: f64 = 10.0;
+/// The most a stream's held keys (and times) may take; a longer stream is read again by each
+/// cell. 512 MiB: 2^26 keys, or 2^25 timed keys.
+pub const HOLD_MAX_BYTES: u64 = 512 << 20;
+
+/// Bytes a held element takes: its key, and its time for a timestamped stream.
+pub fn held_bytes_per_element(case: &crate::plan::StreamCase) -> u64 {
+    if case.time.is_some() { 16 } else { 8 }
+}
+
+/// Whether stream `case`'s keys are read once and held in memory for its cells: a kind that
+/// costs at least [`HOLD_MIN_GENERATE_NS`] to generate, whose declared length fits in
+/// [`HOLD_MAX_BYTES`] (a replay, of unknown length, is tried: read past the bound, it is let
+/// go and each cell reads the file). Holding never costs time: the held pass replaces the
+/// pass each cell would make.
+pub fn holds_keys(case: &crate::plan::StreamCase) -> bool {
+    stream_cost(&case.spec).generate_ns >= HOLD_MIN_GENERATE_NS
+        && case
+            .spec
+            .declared_len()
+            .is_none_or(|n| n.saturating_mul(held_bytes_per_element(case)) <= HOLD_MAX_BYTES)
+}
 
 /// The elements a stream is costed at: its declared length, or [`UNKNOWN_LEN`].
 pub fn stream_len(spec: &StreamSpec) -> u64 {
@@ -162,7 +192,12 @@ pub fn cell_work_secs(exp: &Experiment, cell: &Cell) -> f64 {
     let spec = &case.spec;
     let n = stream_len(spec);
     let window = if exp.windowed() { WINDOW_CELL_NS } else { 0.0 };
-    let times = if case.time.is_some() { TIMES_NS } else { 0.0 };
+    // Held keys come with their times (`holds_keys`).
+    let times = if case.time.is_some() && !holds_keys(case) {
+        TIMES_NS
+    } else {
+        0.0
+    };
     let runner = stream_cost(spec).cell_ns + window + times;
     let step = cell.filter.step_ns(
         cell.budget_bits,
@@ -176,9 +211,14 @@ pub fn cell_work_secs(exp: &Experiment, cell: &Cell) -> f64 {
 /// Estimated seconds of a stream's ground truth, paid once by every run (or shard) with cells
 /// on it.
 pub fn truth_secs(exp: &Experiment, stream: usize) -> f64 {
-    let spec = &exp.streams[stream].spec;
+    let case = &exp.streams[stream];
+    let spec = &case.spec;
     let generate = stream_cost(spec).generate_ns;
     let mut ns = generate + oracle_ns(spec);
+    if holds_keys(case) {
+        // The pass that reads the keys (and times) to hold.
+        ns += generate + if case.time.is_some() { TIMES_NS } else { 0.0 };
+    }
     if exp.windowed() {
         // A second pass over the stream with the windowed oracle (with its times for a time
         // window).
@@ -229,7 +269,7 @@ pub fn has_unknown_len(exp: &Experiment) -> bool {
 }
 
 /// Peak memory (bytes) of running the experiment's cells on `threads` threads: per stream, its
-/// ground truth plus the `threads` largest structures on it plus batch buffers; the largest
+/// ground truth and its held keys ([`holds_keys`]) plus the `threads` largest structures on it plus batch buffers; the largest
 /// over the streams. Streams without cells (in a shard) cost nothing.
 pub fn peak_bytes(exp: &Experiment, threads: usize) -> u64 {
     let mut peak = 0u64;
@@ -256,6 +296,12 @@ pub fn peak_bytes(exp: &Experiment, threads: usize) -> u64 {
                 ),
                 (None, None) => 0,
             };
+        let held = if holds_keys(case) {
+            stream_len(&case.spec).saturating_mul(held_bytes_per_element(case))
+        } else {
+            0
+        };
+        let gt = gt + held;
         let running: u64 = filters.iter().take(threads).sum();
         let buffers = threads as u64 * (BATCH as u64 * 17) + (64 << 20);
         peak = peak.max(gt + running + buffers);
@@ -478,10 +524,21 @@ mod tests {
         assert_eq!(costed_duplicates(&spec), DUP_LOW);
         let cell = CELL_FIXED_SECS + n * (cost.cell_ns + bloom_by_hand(0, 0.0, DUP_LOW)) * 1e-9;
         assert!(close(cell_secs(&e, &e.cells[0]), cell));
+        // Its keys are held for the cells: the truth reads it twice.
+        assert!(holds_keys(&e.streams[0]));
         assert!(close(
             truth_secs(&e, 0),
-            n * (cost.generate_ns + oracle) * 1e-9
+            n * (2.0 * cost.generate_ns + oracle) * 1e-9
         ));
+        let uniform = exp("kind = \"uniform\"\nn = 1_000_000\ndistinct_fraction = 0.5");
+        let held = UNKNOWN_LEN * 8;
+        assert!(!holds_keys(&uniform.streams[0]));
+        assert!(peak_bytes(&e, 1) >= held);
+        // Too long a Zipf stream to hold.
+        let long = exp("kind = \"zipf\"\nn = 100_000_000\nuniverse = 1000\ns = 1.1");
+        let short = exp("kind = \"zipf\"\nn = 1_000_000\nuniverse = 1000\ns = 1.1");
+        assert!(!holds_keys(&long.streams[0]));
+        assert!(holds_keys(&short.streams[0]));
     }
 
     #[test]
