@@ -68,7 +68,7 @@ pub const MIN_STAMP_BITS: u32 = 3;
 ///
 /// ```toml
 /// window = 65536      # or: window_seconds = 64.0 and rate = 1024.0
-/// stamp_bits = 8      # default: ⌈log2(W + 1)⌉ + 1 for a count window (exact), 8 for time
+/// stamp_bits = 8      # default: ⌈log2(W + 1)⌉ + 1 for a count window (exact; at least 3), 8 for time
 /// k = 3               # default: optimal for a window's elements
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -129,7 +129,7 @@ fn resolve(budget_bits: u64, p: &TimingBloomParams) -> Result<Geometry> {
     let b = match window {
         Window::Count(w) => p
             .stamp_bits
-            .unwrap_or_else(|| exact_stamp_bits(w).min(MAX_STAMP_BITS)),
+            .unwrap_or_else(|| exact_stamp_bits(w).clamp(MIN_STAMP_BITS, MAX_STAMP_BITS)),
         Window::Time { .. } => p.stamp_bits.unwrap_or(8),
     };
     check_bits(b)?;
@@ -670,6 +670,9 @@ mod tests {
         assert_eq!(exact_stamp_bits(65_536), 18);
         assert_eq!(f.memory_bits(), 170_001 / 18 * 18);
         assert_eq!(f.live_span(), 65_536);
+        // The smallest windows take the smallest stamp (2 bits would hold W = 1 exactly).
+        let tiny = TimingBloom::new(1 << 10, &count(1, None, 3), 0).unwrap();
+        assert_eq!((tiny.g.b, tiny.g.clock, tiny.live_span()), (3, Clock::Count { q: 1 }, 1));
         let coarse = TimingBloom::new(1 << 20, &count(65_536, Some(8), 3), 0).unwrap();
         // Q = 127, q = ⌈65,536/127⌉ = 517, L = ⌊65,536/517⌋ + 1 = 127.
         assert_eq!(
