@@ -580,6 +580,14 @@ impl Walk for Linked {
     }
 }
 
+/// Whether a table of `b` entries of `f` bits per bucket is stored linked, or one cell per
+/// byte, while it is small (up to [`LINKED_CELLS_MAX`] and [`BYTE_CELLS_MAX`] cells): `b = 1`
+/// and `f ≤ 8`. Other geometries, and larger tables, are packed bits. The relocation's cost
+/// differs between the layouts ([`crate::calibration::kick_row`]).
+pub fn small_cells(b: u32, f: u32) -> bool {
+    b == 1 && f <= 8
+}
+
 /// A table's host layout (`Table`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Layout {
@@ -591,7 +599,7 @@ enum Layout {
 impl Table {
     /// The layout of `cells` cells of `f` bits, `b` per bucket.
     fn layout(cells: u64, f: u32, b: u32) -> Layout {
-        match (b == 1 && f <= 8, cells) {
+        match (small_cells(b, f), cells) {
             (true, ..=LINKED_CELLS_MAX) => Layout::Linked,
             (true, ..=BYTE_CELLS_MAX) => Layout::Bytes,
             _ => Layout::Packed,
