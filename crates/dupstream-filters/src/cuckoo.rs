@@ -1046,6 +1046,20 @@ mod tests {
         assert!(!d.params().iter().any(|q| q.name == "alternate"));
     }
 
+    /// Kicks per element of a filter with `p` at `bits` saturated by a uniform stream of 16
+    /// elements per entry over 4 keys per entry (keys salted by `salt`), measured and from
+    /// [`kicks_per_element`]; and the universe.
+    fn saturated_kicks(p: &CuckooParams, bits: u64, seed: u64, salt: u64) -> (f64, f64, u64) {
+        let mut filter = StreamingCuckoo::new(bits, p, seed).unwrap();
+        let entries = filter.buckets() * u64::from(p.b);
+        let (n, u) = (16 * entries, 4 * entries);
+        for i in 0..n {
+            filter.step(hash_key(reduce(mix64(i ^ salt), u), 1));
+        }
+        let measured = filter.kicks() as f64 / n as f64;
+        (measured, kicks_per_element(p, bits, n, u), u)
+    }
+
     /// The cost model's kicks against a simulation: the QHT paper's filter saturated by a
     /// uniform stream of 4·n_b keys. The model neglects the short relocations before
     /// saturation and the rare successes after it; 20 % covers both (measured: within 10 %).
@@ -1053,13 +1067,7 @@ mod tests {
     fn kicks_per_element_matches_a_saturated_filter() {
         let p = CuckooParams::default();
         let bits = 3 * 1000;
-        let mut f = StreamingCuckoo::new(bits, &p, 3).unwrap();
-        let (n, u) = (16_000u64, 4 * f.buckets());
-        for i in 0..n {
-            f.step(hash_key(reduce(mix64(i ^ 0x77), u), 1));
-        }
-        let measured = f.kicks() as f64 / n as f64;
-        let model = kicks_per_element(&p, bits, n, u);
+        let (measured, model, u) = saturated_kicks(&p, bits, 3, 0x77);
         assert!(
             (measured / model - 1.0).abs() < 0.2,
             "measured {measured}, model {model}"
@@ -1084,15 +1092,7 @@ mod tests {
                 max_num_kicks: 128,
                 ..Default::default()
             };
-            let bits = u64::from(b * f) * 1000;
-            let mut filter = StreamingCuckoo::new(bits, &p, 5).unwrap();
-            let entries = filter.buckets() * u64::from(b);
-            let (n, u) = (16 * entries, 4 * entries);
-            for i in 0..n {
-                filter.step(hash_key(reduce(mix64(i ^ 0x5eed), u), 1));
-            }
-            let measured = filter.kicks() as f64 / n as f64;
-            let model = kicks_per_element(&p, bits, n, u);
+            let (measured, model, _) = saturated_kicks(&p, u64::from(b * f) * 1000, 5, 0x5eed);
             assert!(
                 (measured / model - 1.0).abs() < 0.1,
                 "b = {b}, f = {f}: measured {measured}, model {model}"
