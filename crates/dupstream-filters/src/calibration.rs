@@ -268,13 +268,14 @@ pub fn line_ns(budget_bits: u64) -> f64 {
 /// changes host layout.
 ///
 /// The cost differs by geometry several times over, so one row does not price the others.
-/// On the leaderboard's b-model stream at `--scale 64` (47 Kbit to 3.8 Mbit, saturated), the
-/// element's time over the relocations the filter executed was 2–4 ns for `b = 1, f = 6`
-/// (linked or one byte per cell, as `f = 3`), 10–13 ns for `b = 1, f = 12` (packed bits), 15–25
-/// ns for `b = 4, f = 6` and 30–34 ns for `b = 4, f = 12` (packed, a random entry and a scan of
-/// four per kick); priced at the `b = 1, f = 3` row alone (1.6–3.8 ns), those cells ran 2 to
-/// 13 times their estimate. The relocations counted were within 10 % of
-/// [`crate::cuckoo::kicks_per_element`] wherever the filter was saturated.
+/// The roofline measured, per relocation at 64 Kbit and 1 Mbit: 1.6–4.4 ns for `b = 1, f = 3`
+/// and `f = 6` (linked or a byte per cell), 9–10 ns for `b = 1, f = 12` (packed bits), 15 ns
+/// for `b = 4, f = 6` and 20–21 ns for `b = 4, f = 12` (packed, a random entry and a scan of
+/// the next bucket's four per kick); the leaderboard's b-model stream at `--scale 64` gave the
+/// same per relocation executed (20.4–21.2 ns for `b = 4, f = 12` at 94–189 Kbit). Priced at
+/// the `b = 1, f = 3` row alone, the leaderboard's `b = 4` cells ran 3 to 13 times their
+/// estimate and its `b = 1, f = 12` cells 2 to 5 times. The relocations counted were within
+/// 10 % of [`crate::cuckoo::kicks_per_element`] wherever the filter was saturated.
 pub fn kick_ns(params: &crate::cuckoo::CuckooParams, budget_bits: u64) -> f64 {
     let (at, ns): (Vec<u64>, Vec<f64>) = kick_row(params.b, params.f).ns.iter().copied().unzip();
     interpolate_log(budget_bits, &at, &ns)
