@@ -30,19 +30,23 @@
 //! cargo bench -p dupstream-filters --bench roofline -- 1mbit sbf    # filters on size / name
 //! cargo bench -p dupstream-filters --bench roofline -- draws        # the SBF against the drawing limit
 //! just roofline                                                     # table + calibration
+//! cargo bench -p dupstream-filters --bench roofline -- --update-kicks crates/dupstream-filters/src/calibration_table.rs
 //! ```
 //!
 //! `--write PATH` also writes the calibration table (`src/calibration_table.rs`): the limit
 //! loop's per-element base and per-cell cost at each size, the cost of a cache line cleared in
-//! sequence (the filter `lines` shows it alone), the cuckoo filter's relocation (`kicks`), and
-//! every structure's ratio at both duplicate fractions.
+//! sequence (the filter `lines` shows it alone), the cuckoo filter's relocation for each
+//! geometry of [`KICK_GEOMETRIES`] (`kicks`), and every structure's ratio at both duplicate
+//! fractions. `--update-kicks PATH` measures the relocations alone (a few minutes) and replaces
+//! only those rows of the table at `PATH`, noting it in the table's header.
 
 use dupstream_filters::bits::BitArray;
 use dupstream_filters::calibration::{
     DUP_HIGH, DUP_LOW, cells_per_element, cleared_lines_per_element,
 };
 use dupstream_filters::cuckoo::{
-    CuckooParams, LINKED_CELLS_MAX, StreamingCuckoo, kicks_per_element,
+    BYTE_CELLS_MAX, CuckooParams, LINKED_CELLS_MAX, StreamingCuckoo, kicks_per_element,
+    saturation_load, small_cells,
 };
 use dupstream_filters::hash::{DoubleHash, reduce};
 use dupstream_filters::parameter_sets::ALL;
@@ -85,17 +89,53 @@ const SIZES: &[(&str, u64)] = &[
 /// too. Its cost is the latency of a dependent chain, which jumps where the table leaves a
 /// cache level (the QHT paper's 8·10^6-bit filter, 1 MB packed, is at the edge of L2);
 /// interpolating from 1 Mbit to 8 MiB alone priced that filter at 1.7× its measured time.
-/// It also jumps where the host layout changes: 384 Kbit is the largest linked table
-/// ([`LINKED_CELLS_MAX`] cells of 3 bits), one cell more is stored one per byte.
+/// It also jumps where the host layout changes ([`layout_edges`]).
 const KICK_SIZES: &[(&str, u64)] = &[
-    ("384Kbit", 3 * LINKED_CELLS_MAX),
-    ("384Kbit+", 3 * LINKED_CELLS_MAX + 3),
     ("2Mbit", 1 << 21),
     ("4Mbit", 1 << 22),
     ("8Mbit", 1 << 23),
     ("16Mbit", 1 << 24),
     ("32Mbit", 1 << 25),
 ];
+
+/// The cuckoo geometries whose relocation is measured, `(b, f, max_num_kicks)`: the QHT
+/// paper's (`b = 1`, `f = 3`, Fan et al.'s 500 kicks) and the leaderboard's `b ∈ {1, 4}` ×
+/// `f ∈ {6, 12}` at the larger of its kick limits. A kick's cost is the same work whatever the
+/// limit (the limit sets how many); a lower limit only spreads the element's own probes over
+/// fewer kicks. `calibration::kick_row` prices other geometries by the nearest of these.
+const KICK_GEOMETRIES: &[(u32, u32, u32)] = &[
+    (1, 3, 500),
+    (1, 6, 128),
+    (1, 12, 128),
+    (4, 6, 128),
+    (4, 12, 128),
+];
+
+/// (label, bits) where a geometry's host layout changes: the largest linked table
+/// ([`LINKED_CELLS_MAX`] cells) and one cell more (stored one per byte), the largest table
+/// stored one per byte ([`BYTE_CELLS_MAX`] cells) and one cell more (packed); none for a
+/// geometry that is always packed.
+fn layout_edges(b: u32, f: u32) -> Vec<(String, u64)> {
+    if !small_cells(b, f) {
+        return vec![];
+    }
+    let f64b = u64::from(f);
+    let mut edges = vec![];
+    for (name, cells) in [("linked", LINKED_CELLS_MAX), ("bytes", BYTE_CELLS_MAX)] {
+        edges.push((format!("{name} end"), f64b * cells));
+        edges.push((format!("{name} end+"), f64b * (cells + 1)));
+    }
+    edges
+}
+
+/// One relocation measurement: the geometry of [`KICK_GEOMETRIES`], the size in bits, ns per
+/// relocation, and the dependent chain's ns at that size (NaN where not measured).
+struct KickMeasure {
+    geometry: (u32, u32, u32),
+    bits: u64,
+    ns: f64,
+    chain: f64,
+}
 
 /// Rounds (limit, structure) per case.
 const ROUNDS: usize = 21;
@@ -360,25 +400,41 @@ fn chain_ns(limit: &mut BitArray) -> f64 {
     median(&mut v)
 }
 
-/// The QHT paper's cuckoo filter (`b = 1`, `f = 3`, 500 kicks) saturated at `bits`: ns per
-/// relocation (the whole element time over the relocations executed, which dominate; a small
-/// table's periodic walks skip some, `StreamingCuckoo::walked_kicks`), kicks per element
-/// measured and from [`kicks_per_element`].
-fn cuckoo_kicks(bits: u64) -> (f64, f64, f64) {
-    let p = CuckooParams::default();
-    let mut f = StreamingCuckoo::new(bits, &p, 1).expect("cuckoo");
-    let n_b = f.buckets();
-    // A uniform stream over 4·n_b keys, 16·n_b elements: saturated after about n_b/2 of them.
-    let mut stream = Stream::universe(4 * n_b);
-    let warm = (n_b as usize * 2).max(BLOCK);
-    timed(&mut stream, warm, |h, o| f.step_batch(h, o));
-    let (k0, w0, e0) = (f.kicks(), f.walked_kicks(), stream.next);
-    let ns = timed(&mut stream, (n_b as usize * 14).min(1 << 21), |h, o| {
-        f.step_batch(h, o)
-    });
+/// A cuckoo filter of geometry `(b, f, max_num_kicks)` ([`KICK_GEOMETRIES`]) saturated at
+/// `bits`: ns per relocation (the whole element time over the relocations executed, which
+/// dominate; a small table's periodic walks skip some, `StreamingCuckoo::walked_kicks`), kicks
+/// per element measured and from [`kicks_per_element`].
+///
+/// The stream is uniform over 4 keys per entry (`C = n_b·b` entries), warmed over `2·C`
+/// elements, or the model's saturation (`−U·ln(1 − S/U)` elements, `S` =
+/// [`saturation_load`]`·C`) and a quarter more if that is longer. (Warmed only to the model's
+/// saturation, a large `b = 1` table still placed most fingerprints after a few kicks: 1.8
+/// kicks per element at 8 MiB, where the element's own probes then made up most of the time
+/// per kick.) Then timed over `14·C` elements, at most 2^21 and `2^26 / max_num_kicks` (a few seconds
+/// per size at 8 MiB).
+fn cuckoo_kicks(&(b, f, max_num_kicks): &(u32, u32, u32), bits: u64) -> (f64, f64, f64) {
+    let p = CuckooParams {
+        b,
+        f,
+        max_num_kicks,
+        ..Default::default()
+    };
+    let mut filter = StreamingCuckoo::new(bits, &p, 1).expect("cuckoo");
+    let entries = filter.buckets() * u64::from(b);
+    let mut stream = Stream::universe(4 * entries);
+    let (u, stored) = (stream.u as f64, saturation_load(b) * entries as f64);
+    let saturated = -u * (-stored / u).ln_1p();
+    let warm = (2 * entries as usize).max((1.25 * saturated) as usize);
+    timed(&mut stream, warm.max(BLOCK), |h, o| filter.step_batch(h, o));
+    let (k0, w0, e0) = (filter.kicks(), filter.walked_kicks(), stream.next);
+    let elements = (entries as usize * 14)
+        .min(1 << 21)
+        .min((1 << 26) / max_num_kicks as usize)
+        .max(BLOCK);
+    let ns = timed(&mut stream, elements, |h, o| filter.step_batch(h, o));
     let elements = stream.next - e0;
-    let kicks = (f.kicks() - k0) as f64;
-    let walked = (f.walked_kicks() - w0) as f64;
+    let kicks = (filter.kicks() - k0) as f64;
+    let walked = (filter.walked_kicks() - w0) as f64;
     let model = kicks_per_element(&p, bits, stream.next, stream.u) * stream.next as f64
         - kicks_per_element(&p, bits, e0, stream.u) * e0 as f64;
     (
@@ -510,7 +566,11 @@ fn print_drawn(rows: &[Row]) {
 }
 
 fn main() {
-    let (write, filters) = support::arguments();
+    let update_kicks = update_kicks_path();
+    let (write, filters) = match update_kicks {
+        Some(_) => (None, vec!["kicks".to_string()]),
+        None => support::arguments(),
+    };
     let wanted = |name: &str, size: &str| {
         filters.is_empty()
             || filters
@@ -536,21 +596,27 @@ fn main() {
         }
         if wanted("kicks", size.0) {
             let chain = chain_ns(&mut limit);
-            let (kick, measured, model) = if size.1 <= 1 << 26 {
-                cuckoo_kicks(size.1)
-            } else {
-                // Saturating 64 or 512 MB takes too long: the 8 MiB ratio to the chain, scaled.
-                let r = kick_ns
-                    .last()
-                    .map_or(1.0, |&(_, k, c): &(u64, f64, f64)| k / c);
-                (chain * r, f64::NAN, f64::NAN)
-            };
-            println!(
-                "cuckoo kick {:>6}  {kick:.1} ns per relocation, dependent chain {chain:.1} ns (ratio {:.2}); kicks per element measured {measured:.1}, model {model:.1}",
-                size.0,
-                kick / chain
-            );
-            kick_ns.push((size.1, kick, chain));
+            for g in KICK_GEOMETRIES {
+                let (kick, measured, model) = if size.1 <= 1 << 26 {
+                    cuckoo_kicks(g, size.1)
+                } else {
+                    // Saturating 64 or 512 MB takes too long: the geometry's 8 MiB ratio to
+                    // the chain, scaled.
+                    let r = kick_ns
+                        .iter()
+                        .rev()
+                        .find(|k: &&KickMeasure| k.geometry == *g && k.chain.is_finite())
+                        .map_or(1.0, |k| k.ns / k.chain);
+                    (chain * r, f64::NAN, f64::NAN)
+                };
+                print_kick(g, size.0, kick, chain, measured, model);
+                kick_ns.push(KickMeasure {
+                    geometry: *g,
+                    bits: size.1,
+                    ns: kick,
+                    chain,
+                });
+            }
         }
         for (name, toml) in structures() {
             if !wanted(name, size.0) {
@@ -600,29 +666,44 @@ fn main() {
     }
     print_table(&rows);
     print_drawn(&drawn_rows);
-    for &(label, bits) in KICK_SIZES {
-        if wanted("kicks", label) {
-            let (kick, measured, model) = cuckoo_kicks(bits);
-            println!(
-                "cuckoo kick {label:>6}  {kick:.1} ns per relocation; kicks per element measured {measured:.1}, model {model:.1}"
-            );
-            kick_ns.push((bits, kick, f64::NAN));
+    for g in KICK_GEOMETRIES {
+        let sizes = KICK_SIZES
+            .iter()
+            .map(|&(label, bits)| (label.to_string(), bits))
+            .chain(layout_edges(g.0, g.1));
+        for (label, bits) in sizes {
+            if wanted("kicks", &label) {
+                let (kick, measured, model) = cuckoo_kicks(g, bits);
+                print_kick(g, &label, kick, f64::NAN, measured, model);
+                kick_ns.push(KickMeasure {
+                    geometry: *g,
+                    bits,
+                    ns: kick,
+                    chain: f64::NAN,
+                });
+            }
         }
     }
-    kick_ns.sort_by_key(|k| k.0);
+    if let Some(path) = update_kicks {
+        if let Err(e) = update_kick_rows(&path, &kick_ns) {
+            eprintln!("could not update the kick rows of {path}: {e}");
+            std::process::exit(1);
+        }
+        eprintln!("updated the kick rows of {path}");
+        return;
+    }
     if let Some(path) = write {
         let levels: Vec<Level> = SIZES
             .iter()
             .zip(&lines_ns)
             .map(|(&s, &l)| level(s, &rows, l))
             .collect();
-        let kicks: Vec<(u64, f64)> = kick_ns.iter().map(|k| (k.0, k.1)).collect();
         let header = format!(
             "// Measured on {}; load average (1, 5, 15 min) {load_start} at the start, {} at the end.\n",
             machine(),
             load_average()
         );
-        let table = render(&header, &levels, &kicks, fill, &rows);
+        let table = render(&header, &levels, &kick_ns, fill, &rows);
         println!("\n{table}");
         if let Err(e) = std::fs::write(&path, &table) {
             eprintln!("could not write {path}: {e} (the table is printed above)");
@@ -632,7 +713,13 @@ fn main() {
 }
 
 /// The calibration table as Rust source (`include!`d by `calibration.rs`).
-fn render(header: &str, levels: &[Level], kicks: &[(u64, f64)], fill: f64, rows: &[Row]) -> String {
+fn render(
+    header: &str,
+    levels: &[Level],
+    kicks: &[KickMeasure],
+    fill: f64,
+    rows: &[Row],
+) -> String {
     let mut s = String::from(
         "// Generated by `just roofline` (benches/roofline.rs); do not edit by hand.\n",
     );
@@ -656,17 +743,8 @@ fn render(header: &str, levels: &[Level], kicks: &[(u64, f64)], fill: f64, rows:
         )
         .expect("string");
     }
-    s += "];\n\n/// (bits, ns per cuckoo relocation): at the sizes of [`LEVELS`] and between 1 Mbit and 8 MiB.\n";
-    let pairs: Vec<String> = kicks
-        .iter()
-        .map(|(b, k)| format!("({b}, {k:.2})"))
-        .collect();
-    writeln!(
-        s,
-        "pub const KICK_NS: &[(u64, f64)] = &[{}];",
-        pairs.join(", ")
-    )
-    .expect("string");
+    s += "];\n\n";
+    s += &render_kicks(kicks);
     s += "\n/// Each structure's ns per element over the limit loop's with as many cells, at the\n/// sizes of [`LEVELS`], with the cells its benchmarked parameters touch.\n";
     s += "pub const RATIOS: &[RatioRow] = &[\n";
     for (name, toml) in structures() {
@@ -733,4 +811,120 @@ fn list(values: &[f64]) -> String {
         .map(|v| format!("{v:.2}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The calibration table's relocation rows (`KICK_NS`), one per geometry of
+/// [`KICK_GEOMETRIES`] measured, sizes increasing.
+fn render_kicks(kicks: &[KickMeasure]) -> String {
+    let mut s = String::from(
+        "/// Per cuckoo geometry (`b`, `f`, and the `max_num_kicks` measured), `(bits, ns per\n/// relocation)`: at the sizes of [`LEVELS`], between 1 Mbit and 8 MiB, and where the host\n/// layout changes.\n",
+    );
+    s += "pub const KICK_NS: &[KickRow] = &[\n";
+    for g in KICK_GEOMETRIES {
+        let mut row: Vec<&KickMeasure> = kicks.iter().filter(|k| k.geometry == *g).collect();
+        if row.is_empty() {
+            continue;
+        }
+        row.sort_by_key(|k| k.bits);
+        let pairs: Vec<String> = row
+            .iter()
+            .map(|k| format!("({}, {:.2})", k.bits, k.ns))
+            .collect();
+        writeln!(
+            s,
+            "    KickRow {{ b: {}, f: {}, max_num_kicks: {}, ns: &[{}] }},",
+            g.0,
+            g.1,
+            g.2,
+            pairs.join(", ")
+        )
+        .expect("string");
+    }
+    s += "];\n";
+    s
+}
+
+/// `--update-kicks PATH`: measure only the relocations (`kicks`) and replace the `KICK_NS`
+/// rows of the calibration table at `PATH`, keeping its other rows (the lead's full run
+/// rewrites all of it with `--write`).
+fn update_kicks_path() -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == "--update-kicks")?;
+    match args.get(at + 1) {
+        Some(path) => Some(path.clone()),
+        None => {
+            eprintln!("--update-kicks needs a path");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// Replaces the `KICK_NS` constant of the table at `path` (its doc comment, from the line
+/// after the previous item, to its closing `];`) by [`render_kicks`]`(kicks)`, and notes the
+/// run in the table's header.
+fn update_kick_rows(path: &str, kicks: &[KickMeasure]) -> std::io::Result<()> {
+    let old = std::fs::read_to_string(path)?;
+    let invalid =
+        |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
+    let at = old
+        .find("pub const KICK_NS")
+        .ok_or_else(|| invalid("no KICK_NS"))?;
+    // Back over the doc comment's lines.
+    let mut start = at;
+    while let Some(line_start) = old[..start.saturating_sub(1)].rfind('\n').map(|i| i + 1) {
+        if old[line_start..start].trim_start().starts_with("///") {
+            start = line_start;
+        } else {
+            break;
+        }
+    }
+    let end = old[at..]
+        .find("];")
+        .map(|i| at + i + 2)
+        .ok_or_else(|| invalid("KICK_NS not closed"))?;
+    let end = if old[end..].starts_with('\n') {
+        end + 1
+    } else {
+        end
+    };
+    let note = format!(
+        "// Relocations (KICK_NS) measured again alone (`--update-kicks`) on {}; load average {} at the end.\n",
+        machine(),
+        load_average()
+    );
+    let mut new = String::new();
+    for line in old[..start].lines() {
+        if !line.starts_with("// Relocations (KICK_NS) measured again alone") {
+            new += line;
+            new.push('\n');
+        }
+    }
+    // The note goes after the generated header's lines.
+    let header_end = new.find("\n\n").map_or(0, |i| i + 1);
+    new.insert_str(header_end, &note);
+    new += &render_kicks(kicks);
+    new += &old[end..];
+    std::fs::write(path, new)
+}
+
+/// A relocation measurement, one line.
+fn print_kick(
+    &(b, f, max): &(u32, u32, u32),
+    label: &str,
+    kick: f64,
+    chain: f64,
+    measured: f64,
+    model: f64,
+) {
+    let chain = if chain.is_finite() {
+        format!(
+            ", dependent chain {chain:.1} ns (ratio {:.2})",
+            kick / chain
+        )
+    } else {
+        String::new()
+    };
+    println!(
+        "cuckoo kick b={b} f={f:<2} max={max:<3} {label:>12}  {kick:.1} ns per relocation{chain}; kicks per element measured {measured:.1}, model {model:.1}"
+    );
 }

@@ -11,7 +11,8 @@
 //! other sizes interpolate linearly in `log(bits)` and clamp at the ends. The saturated streaming cuckoo
 //! filter's relocations come on top, from [`crate::cuckoo::kicks_per_element`] times the
 //! fraction a small table executes ([`crate::cuckoo::walked_fraction`]) at [`kick_ns`] (a
-//! dependent chain of bucket reads: its cost is latency, not bandwidth).
+//! dependent chain of bucket reads: its cost is latency, not bandwidth), measured for each
+//! geometry (`b`, `f`) the catalogue runs ([`KICK_NS`]).
 //! [`step_ns`] is what a runner adds per element for the structure: the above without the
 //! benchmark's own key generation and hashing ([`FILL_NS`]), or, for a structure the benchmark
 //! does not run, its nominal relative cost times a calibrated Bloom step.
@@ -55,6 +56,21 @@ pub struct RatioRow {
     pub ratio: &'static [f64],
     /// The same with a fraction [`DUP_HIGH`] of duplicates.
     pub ratio_dup: &'static [f64],
+}
+
+/// A cuckoo filter geometry's cost per relocation, measured by the roofline benchmark on a
+/// saturated filter of that geometry ([`kick_ns`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KickRow {
+    /// `b`: entries per bucket.
+    pub b: u32,
+    /// `f`: fingerprint bits.
+    pub f: u32,
+    /// The `max_num_kicks` of the benchmarked filter.
+    pub max_num_kicks: u32,
+    /// `(bits, ns per relocation executed)`, bits increasing: the element's whole time over the
+    /// relocations it executed ([`crate::cuckoo::StreamingCuckoo::walked_kicks`]).
+    pub ns: &'static [(u64, f64)],
 }
 
 /// The fraction of duplicates in the roofline benchmark's first stream (stationary: every
@@ -246,12 +262,54 @@ pub fn line_ns(budget_bits: u64) -> f64 {
     interpolate(budget_bits, |i| LEVELS[i].line_ns)
 }
 
-/// ns per relocation of the cuckoo filter at `budget_bits` (a dependent bucket read and write),
-/// interpolated in `log(bits)` between the sizes of [`KICK_NS`], which are finer than [`LEVELS`]
-/// where the table leaves L2.
-pub fn kick_ns(budget_bits: u64) -> f64 {
-    let (at, ns): (Vec<u64>, Vec<f64>) = KICK_NS.iter().copied().unzip();
+/// ns per relocation of a cuckoo filter with parameters `params` at `budget_bits` (a dependent
+/// bucket read and write), interpolated in `log(bits)` between the sizes of its geometry's row
+/// of [`KICK_NS`] ([`kick_row`]), which are finer than [`LEVELS`] where the table leaves L2 or
+/// changes host layout.
+///
+/// The cost differs by geometry several times over, so one row does not price the others.
+/// The roofline measured, per relocation at 64 Kbit and 1 Mbit: 1.6–4.4 ns for `b = 1, f = 3`
+/// and `f = 6` (linked or a byte per cell), 9–10 ns for `b = 1, f = 12` (packed bits), 15 ns
+/// for `b = 4, f = 6` and 20–21 ns for `b = 4, f = 12` (packed, a random entry and a scan of
+/// the next bucket's four per kick); the leaderboard's b-model stream at `--scale 64` gave the
+/// same per relocation executed (20.4–21.2 ns for `b = 4, f = 12` at 94–189 Kbit). Priced at
+/// the `b = 1, f = 3` row alone, the leaderboard's `b = 4` cells ran 3 to 13 times their
+/// estimate and its `b = 1, f = 12` cells 2 to 5 times. The relocations counted were within
+/// 10 % of [`crate::cuckoo::kicks_per_element`] wherever the filter was saturated.
+pub fn kick_ns(params: &crate::cuckoo::CuckooParams, budget_bits: u64) -> f64 {
+    let (at, ns): (Vec<u64>, Vec<f64>) = kick_row(params.b, params.f).ns.iter().copied().unzip();
     interpolate_log(budget_bits, &at, &ns)
+}
+
+/// The row of [`KICK_NS`] that prices a cuckoo filter of `b` entries of `f` bits per bucket:
+/// its own geometry's, else the nearest measured one: first the nearest `b` (in `log2 b`),
+/// then one of the same host layout family (`b = 1` with `f ≤ 8`, stored linked or a byte per
+/// cell while small, [`crate::cuckoo::small_cells`], or packed bits), then the nearest `f`;
+/// the remaining ties go to the larger `b`, then the larger `f` (more work per kick: the
+/// estimate errs high).
+pub fn kick_row(b: u32, f: u32) -> &'static KickRow {
+    let small = crate::cuckoo::small_cells(b, f);
+    let log_b = |x: u32| f64::from(x.max(1)).log2();
+    KICK_NS
+        .iter()
+        .min_by(|x, y| {
+            let key = |r: &KickRow| {
+                (
+                    (log_b(r.b) - log_b(b)).abs(),
+                    crate::cuckoo::small_cells(r.b, r.f) != small,
+                    r.f.abs_diff(f),
+                    std::cmp::Reverse(r.b),
+                    std::cmp::Reverse(r.f),
+                )
+            };
+            let (kx, ky) = (key(x), key(y));
+            kx.0.total_cmp(&ky.0)
+                .then(kx.1.cmp(&ky.1))
+                .then(kx.2.cmp(&ky.2))
+                .then(kx.3.cmp(&ky.3))
+                .then(kx.4.cmp(&ky.4))
+        })
+        .expect("a kick row")
 }
 
 /// The structure's own ns per element, the key's generation and hash excluded (the benchmark's
@@ -272,7 +330,7 @@ pub fn step_ns(spec: &FilterSpec, budget_bits: u64, elements: u64, universe: u64
         FilterSpec::Cuckoo(p) => {
             crate::cuckoo::kicks_per_element(p, budget_bits, elements, universe)
                 * crate::cuckoo::walked_fraction(p, budget_bits)
-                * kick_ns(budget_bits)
+                * kick_ns(p, budget_bits)
         }
         _ => 0.0,
     };
@@ -296,11 +354,14 @@ mod tests {
     #[test]
     fn the_table_covers_the_three_sizes_and_grows_with_cells() {
         assert!(LEVELS.len() >= 3);
-        // Relocations at every level, and in between (sorted by size).
-        for l in LEVELS {
-            assert!(KICK_NS.iter().any(|k| k.0 == l.memory_bits));
+        // Relocations at every level, and in between (sorted by size), for every geometry.
+        for row in KICK_NS {
+            for l in LEVELS {
+                assert!(row.ns.iter().any(|k| k.0 == l.memory_bits));
+            }
+            assert!(row.ns.windows(2).all(|w| w[0].0 < w[1].0));
+            assert!(row.ns.iter().all(|k| k.1 > 0.0 && k.1.is_finite()));
         }
-        assert!(KICK_NS.windows(2).all(|w| w[0].0 < w[1].0));
         assert!(
             RATIOS
                 .iter()
@@ -483,8 +544,14 @@ mod tests {
         let buckets = crate::cuckoo::buckets_for(bits, &p).unwrap();
         let kicks = crate::cuckoo::kicks_per_element(&p, bits, 1 << 22, 4 * buckets);
         assert!(kicks > 100.0, "{kicks}");
-        assert_eq!(KICK_NS[0].0, bits);
-        let expected = own + kicks * KICK_NS[0].1;
+        let row = kick_row(p.b, p.f);
+        assert_eq!(
+            (row.b, row.f),
+            (1, 3),
+            "the QHT paper's geometry has its own row"
+        );
+        assert_eq!(row.ns[0].0, bits);
+        let expected = own + kicks * row.ns[0].1;
         assert!((step_ns(&spec, bits, 1 << 22, 4 * buckets, DUP_LOW) - expected).abs() < 1e-6);
         // A small table's periodic walks run only part of their kicks, and are priced so.
         let small = 3 * 52;
@@ -492,7 +559,7 @@ mod tests {
         assert!(fraction < 0.5, "{fraction}");
         let own = ns_per_element(&spec, small, DUP_LOW).expect("cuckoo row") - FILL_NS;
         let kicks = crate::cuckoo::kicks_per_element(&p, small, 1 << 22, 4 * 52);
-        let expected = own + kicks * fraction * kick_ns(small);
+        let expected = own + kicks * fraction * kick_ns(&p, small);
         assert!((step_ns(&spec, small, 1 << 22, 4 * 52, DUP_LOW) - expected).abs() < 1e-6);
     }
 
@@ -538,6 +605,105 @@ mod tests {
                 .expect("bloom row");
             let unit = (bloom.ratio_dup[i] * limit_at(l.limit, 2.0) - FILL_NS).max(0.0);
             assert!(close(bloom_step_ns(l.memory_bits, DUP_HIGH), unit));
+        }
+    }
+
+    #[test]
+    fn every_geometry_the_catalogue_runs_has_its_own_kick_row() {
+        // The QHT paper's `b = 1, f = 3` and the leaderboard's `b ∈ {1, 4} × f ∈ {6, 12}`.
+        for (b, f) in [(1, 3), (1, 6), (1, 12), (4, 6), (4, 12)] {
+            let row = kick_row(b, f);
+            assert_eq!((row.b, row.f), (b, f));
+            assert_eq!(KICK_NS.iter().filter(|r| (r.b, r.f) == (b, f)).count(), 1);
+        }
+    }
+
+    #[test]
+    fn kick_ns_reads_its_geometrys_row_in_log_bits() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9 * b.abs().max(1.0);
+        for row in KICK_NS {
+            let p = crate::cuckoo::CuckooParams {
+                b: row.b,
+                f: row.f,
+                ..Default::default()
+            };
+            // At the sizes measured, the times measured; half way between two sizes in
+            // log(bits), their mean; outside, the first or last.
+            for &(bits, ns) in row.ns {
+                assert!(close(kick_ns(&p, bits), ns), "{row:?} at {bits}");
+            }
+            // (Sizes a few bits apart, at a layout's edge, are left out: half way between them
+            // rounds to a whole bit off the middle.)
+            for w in row.ns.windows(2).filter(|w| w[1].0 >= 2 * w[0].0) {
+                let ((a, ta), (b, tb)) = (w[0], w[1]);
+                let mid = ((a as f64).ln() + (b as f64).ln()) / 2.0;
+                let got = kick_ns(&p, mid.exp().round() as u64);
+                assert!((got - (ta + tb) / 2.0).abs() < 1e-3 * tb.max(ta), "{row:?}");
+                assert!(got >= ta.min(tb) - 1e-9 && got <= ta.max(tb) + 1e-9);
+            }
+            assert!(close(kick_ns(&p, 1), row.ns[0].1));
+            assert!(close(kick_ns(&p, u64::MAX), row.ns[row.ns.len() - 1].1));
+        }
+    }
+
+    #[test]
+    fn a_relocation_costs_more_in_dram_than_in_l1_and_more_with_b_4_in_cache() {
+        // A dependent chain's latency grows as the table leaves the caches: each row's last
+        // size (512 MB, DRAM) costs more per kick than its first (64 Kbit, L1).
+        for row in KICK_NS {
+            let (first, last) = (row.ns[0].1, row.ns[row.ns.len() - 1].1);
+            assert!(last > first, "{row:?}");
+        }
+        // A kick of `b = 4` (a random entry, and a scan of the four of the next bucket, packed)
+        // does more work than one of `b = 1` with as many fingerprint bits: it costs more while
+        // the table is in L1 or L2 (up to 8 Mbit), where a kick is work rather than latency.
+        // (Out of cache both wait on a miss, and the two rows have come out either way.)
+        for f in [6, 12] {
+            let (one, four) = (kick_row(1, f), kick_row(4, f));
+            for &(bits, ns) in four.ns.iter().filter(|k| k.0 <= 1 << 23) {
+                let p = crate::cuckoo::CuckooParams {
+                    f,
+                    ..Default::default()
+                };
+                assert!(ns > kick_ns(&p, bits), "f = {f} at {bits}: {ns}");
+            }
+            assert_eq!((one.b, four.b), (1, 4));
+        }
+    }
+
+    #[test]
+    fn a_geometry_not_measured_takes_the_nearest_row() {
+        let geometry = |b, f| {
+            let r = kick_row(b, f);
+            (r.b, r.f)
+        };
+        // Same b, same layout family (b = 1, f ≤ 8: linked or bytes), nearest f.
+        assert_eq!(geometry(1, 4), (1, 3));
+        assert_eq!(geometry(1, 5), (1, 6));
+        assert_eq!(geometry(1, 8), (1, 6));
+        // b = 1 with f > 8 is packed: the packed b = 1 row, even when f = 6 is as near.
+        assert_eq!(geometry(1, 9), (1, 12));
+        assert_eq!(geometry(1, 16), (1, 12));
+        // b = 2 is as far from 1 as from 4 in log2 b: the larger; b = 8 takes 4.
+        assert_eq!(geometry(2, 6), (4, 6));
+        assert_eq!(geometry(8, 12), (4, 12));
+        // b = 4: nearest f, ties to the larger.
+        assert_eq!(geometry(4, 8), (4, 6));
+        assert_eq!(geometry(4, 9), (4, 12));
+        assert_eq!(geometry(4, 3), (4, 6));
+        // The price follows the row chosen.
+        let p = crate::cuckoo::CuckooParams {
+            b: 2,
+            f: 8,
+            ..Default::default()
+        };
+        let q = crate::cuckoo::CuckooParams {
+            b: 4,
+            f: 6,
+            ..Default::default()
+        };
+        for bits in [1 << 16, 1 << 20, 1 << 26] {
+            assert_eq!(kick_ns(&p, bits), kick_ns(&q, bits));
         }
     }
 
