@@ -96,6 +96,31 @@ pub(crate) fn grow_slots(
 const OCCUPIED: u64 = 1;
 const RUN_START: u64 = 2;
 
+/// Where a fingerprint is stored, or would be inserted ([`QuotientTable::locate`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Spot {
+    /// Its home slot and remainder.
+    home: u64,
+    rem: u64,
+    /// Its entry's slot if stored, else the slot its insertion takes.
+    pub(crate) slot: u64,
+    /// Whether it is stored.
+    pub(crate) found: bool,
+    /// Whether its entry is (or would be) its run's first.
+    head: bool,
+    /// Whether its home was occupied.
+    occupied: bool,
+    /// Its value if stored (else 0).
+    pub(crate) value: u64,
+}
+
+impl Spot {
+    /// Its home slot.
+    pub(crate) fn home(&self) -> u64 {
+        self.home
+    }
+}
+
 /// The quotient table (see the module documentation).
 #[derive(Debug, Clone)]
 pub(crate) struct QuotientTable {
@@ -205,15 +230,35 @@ impl QuotientTable {
     /// The slot and value of `fp`, if stored.
     #[inline]
     pub(crate) fn find(&self, fp: u64) -> Option<(u64, u64)> {
-        let (home, rem) = self.split(fp);
-        let w = self.slots.get(home);
-        if w & OCCUPIED == 0 {
+        if self.slots.get(self.split(fp).0) & OCCUPIED == 0 {
             return None;
+        }
+        let s = self.locate(fp);
+        s.found.then_some((s.slot, s.value))
+    }
+
+    /// Where `fp` is stored, or where its insertion would put it.
+    #[inline]
+    pub(crate) fn locate(&self, fp: u64) -> Spot {
+        let (home, rem) = self.split(fp);
+        let hw = self.slots.get(home);
+        let mut spot = Spot {
+            home,
+            rem,
+            slot: home,
+            found: false,
+            head: true,
+            occupied: hw & OCCUPIED != 0,
+            value: 0,
+        };
+        if self.value_of(hw) == 0 {
+            return spot;
         }
         // Left of the home to the cluster's start: the homes there number `O`, the runs that
         // start there `R ≤ O` (a run starts at or after its home). The other `O − R` runs of
-        // those homes start at or after this home, then comes its own: the `(O − R + 1)`-th
-        // run start from the home on.
+        // those homes start at or after this home, then comes its own (or, if the home holds
+        // none, the next home's run, before which a new run goes): the `(O − R + 1)`-th run
+        // start from the home on, or the cluster's end.
         // (A suffix of that stretch may hold more run starts than homes: signed counts.)
         let mut need = 1i64;
         let mut j = self.prev(home);
@@ -227,26 +272,36 @@ impl QuotientTable {
         }
         let mut i = home;
         loop {
-            need -= ((self.slots.get(i) & RUN_START) >> 1) as i64;
+            let w = self.slots.get(i);
+            if self.value_of(w) == 0 {
+                break;
+            }
+            need -= ((w & RUN_START) >> 1) as i64;
             if need == 0 {
                 break;
             }
             i = self.next(i);
         }
+        spot.slot = i;
+        if !spot.occupied {
+            return spot;
+        }
         // Slot i starts the run; scan it (sorted by remainder).
         loop {
             let w = self.slots.get(i);
             let r = self.rem_of(w);
-            if r == rem {
-                return Some((i, self.value_of(w)));
-            }
-            if r > rem {
-                return None;
+            if r >= rem {
+                spot.slot = i;
+                spot.found = r == rem;
+                spot.value = if spot.found { self.value_of(w) } else { 0 };
+                return spot;
             }
             i = self.next(i);
+            spot.head = false;
             let w = self.slots.get(i);
             if self.value_of(w) == 0 || w & RUN_START != 0 {
-                return None;
+                spot.slot = i;
+                return spot;
             }
         }
     }
@@ -307,105 +362,80 @@ impl QuotientTable {
         }
     }
 
-    /// Inserts `fp` (not stored) with `value ≥ 1`: its entry goes where the home order puts
-    /// it, and the entries from there to the cluster's end move up one slot (their contents;
-    /// occupied bits belong to slots and stay).
+    /// Inserts `fp` (not stored) with `value ≥ 1`.
     pub(crate) fn insert(&mut self, fp: u64, value: u64) {
+        self.insert_at(self.locate(fp), value);
+    }
+
+    /// Inserts the fingerprint of `spot` (from [`locate`](Self::locate), not found, the table
+    /// unchanged since) with `value ≥ 1`: its entry goes to the spot's slot, and the entries
+    /// from there to the cluster's end move up one slot (their contents; occupied bits belong
+    /// to slots and stay), in one pass.
+    pub(crate) fn insert_at(&mut self, spot: Spot, value: u64) {
+        debug_assert!(!spot.found);
         debug_assert!(value >= 1 && value < 1 << self.v);
         debug_assert!(self.len + 1 < self.c, "the table keeps an empty slot");
-        let (home, rem) = self.split(fp);
-        let entry = (rem << (2 + self.v)) | (value << 2);
         self.len += 1;
-        let hw = self.slots.get(home);
-        if self.value_of(hw) == 0 {
-            self.slots.set(home, entry | RUN_START | OCCUPIED);
-            return;
-        }
-        let start = self.cluster_start(home);
-        let key = self.rel(home, start);
-        // The first entry after the new one in (home, remainder) order, and the home of the
-        // entry before it.
-        let mut before_home = None;
-        let found = self.walk(start, |_, w, h| {
-            let after = (self.rel(h, start), self.rem_of(w)) > (key, rem);
-            if !after {
-                before_home = Some(h);
+        let flag = if spot.head { RUN_START } else { 0 };
+        let mut carry = (spot.rem << (2 + self.v)) | (value << 2) | flag;
+        // A new first entry of an existing run: that run's old head, at the slot, stops being
+        // a run start.
+        let demote = spot.occupied && spot.head;
+        let mut j = spot.slot;
+        loop {
+            let w = self.slots.get(j);
+            self.slots.set(j, carry | (w & OCCUPIED));
+            if self.value_of(w) == 0 {
+                break;
             }
-            after
-        });
-        let at = match found {
-            Ok(i) | Err(i) => i,
-        };
-        let starts_run = before_home != Some(home);
-        // A new first entry of an existing run: that run's old head is at `at` and stops
-        // being a run start.
-        let demote = starts_run && hw & OCCUPIED != 0;
-        // Shift [at, end) up by one, from the end.
-        let mut end = at;
-        while self.value_of(self.slots.get(end)) != 0 {
-            end = self.next(end);
-        }
-        let mut j = end;
-        while j != at {
-            let p = self.prev(j);
-            let mut moved = Self::content(self.slots.get(p));
-            if p == at && demote {
-                moved &= !RUN_START;
+            carry = Self::content(w);
+            if j == spot.slot && demote {
+                carry &= !RUN_START;
             }
-            let occ = self.slots.get(j) & OCCUPIED;
-            self.slots.set(j, moved | occ);
-            j = p;
+            j = self.next(j);
         }
-        let occ = self.slots.get(at) & OCCUPIED;
-        let flag = if starts_run { RUN_START } else { 0 };
-        self.slots.set(at, entry | flag | occ);
-        let hw = self.slots.get(home);
-        self.slots.set(home, hw | OCCUPIED);
+        if !spot.occupied {
+            let hw = self.slots.get(spot.home);
+            self.slots.set(spot.home, hw | OCCUPIED);
+        }
     }
 
     /// Removes `fp` (stored).
     pub(crate) fn remove(&mut self, fp: u64) {
-        let (home, rem) = self.split(fp);
-        self.remove_entry(home, rem);
+        let spot = self.locate(fp);
+        debug_assert!(spot.found, "remove: the fingerprint is stored");
+        self.remove_at(spot.home, spot.slot);
     }
 
-    /// Removes the entry of `home` and `rem` (stored): the entries after it move down one slot
-    /// until one sits at its home or the cluster ends.
-    fn remove_entry(&mut self, home: u64, rem: u64) {
-        let start = self.cluster_start(home);
-        // Homes of the entries from the removed one to the cluster's end, by a walk.
-        let mut at = None;
-        let mut was_start = false;
+    /// Removes the entry at `slot`, whose home is `home`: the entries after it move down one
+    /// slot until one sits at its home or the cluster ends. A run start's home is the next
+    /// occupied slot after the previous run's: a cursor walks the occupied bits from `home`.
+    pub(crate) fn remove_at(&mut self, home: u64, slot: u64) {
+        let was_start = self.slots.get(slot) & RUN_START != 0;
         let mut run_left = false;
-        let mut moves: u64 = 0;
-        let _ = self.walk(start, |i, w, h| match at {
-            None => {
-                if h == home && self.rem_of(w) == rem {
-                    at = Some(i);
-                    was_start = w & RUN_START != 0;
-                }
-                false
-            }
-            Some(_) => {
-                if moves == 0 && h == home && w & RUN_START == 0 {
-                    run_left = true;
-                }
-                if h == i {
-                    return true;
-                }
-                moves += 1;
-                false
-            }
-        });
-        let at = at.expect("remove: the fingerprint is stored");
-        let had_other = run_left || !was_start;
-        // Move `moves` entries down by one.
-        let mut j = at;
-        for n in 0..moves {
+        let mut hp = self.next(home);
+        let mut j = slot;
+        loop {
             let src = self.next(j);
-            let mut moved = Self::content(self.slots.get(src));
-            if n == 0 && was_start && run_left {
-                moved |= RUN_START;
+            let sw = self.slots.get(src);
+            if self.value_of(sw) == 0 {
+                break;
+            }
+            let mut moved = Self::content(sw);
+            if sw & RUN_START != 0 {
+                while self.slots.get(hp) & OCCUPIED == 0 {
+                    hp = self.next(hp);
+                }
+                if hp == src {
+                    break;
+                }
+                hp = self.next(hp);
+            } else if j == slot {
+                // The removed entry's run goes on: its next entry may become its head.
+                run_left = true;
+                if was_start {
+                    moved |= RUN_START;
+                }
             }
             let occ = self.slots.get(j) & OCCUPIED;
             self.slots.set(j, moved | occ);
@@ -413,7 +443,7 @@ impl QuotientTable {
         }
         let occ = self.slots.get(j) & OCCUPIED;
         self.slots.set(j, occ);
-        if !had_other {
+        if was_start && !run_left {
             let hw = self.slots.get(home);
             self.slots.set(home, hw & !OCCUPIED);
         }
@@ -451,20 +481,14 @@ impl QuotientTable {
             if self.rel(s, s0) >= span {
                 return e0;
             }
-            let mut gone = None;
+            let mut home = 0;
             let found = self.walk(s, |_, w, h| {
-                let drop = !keep(self.value_of(w));
-                if drop {
-                    gone = Some((h, self.rem_of(w)));
-                }
-                drop
+                home = h;
+                !keep(self.value_of(w))
             });
             match found {
                 Err(end) => s = end,
-                Ok(_) => {
-                    let (h, rem) = gone.expect("the walk stopped at an entry to drop");
-                    self.remove_entry(h, rem);
-                }
+                Ok(i) => self.remove_at(home, i),
             }
         }
     }

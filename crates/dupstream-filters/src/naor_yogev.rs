@@ -376,15 +376,13 @@ impl DuplicateFilter for NaorYogev {
             self.sweep = next;
         }
         let fp = self.fingerprint(hash);
-        match self.table.find(fp) {
-            Some((slot, v)) => {
-                self.table.set_value(slot, self.label + 1);
-                self.live(self.label, v)
-            }
-            None => {
-                self.table.insert(fp, self.label + 1);
-                false
-            }
+        let spot = self.table.locate(fp);
+        if spot.found {
+            self.table.set_value(spot.slot, self.label + 1);
+            self.live(self.label, spot.value)
+        } else {
+            self.table.insert_at(spot, self.label + 1);
+            false
         }
     }
 

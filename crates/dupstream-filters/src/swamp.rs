@@ -55,7 +55,7 @@
 //! - Occupancy is the filled fraction of the main table.
 
 use crate::bits::PackedArray;
-use crate::compact_table::{self, QuotientTable};
+use crate::compact_table::{self, QuotientTable, Spot};
 use crate::error::{Error, Result};
 use crate::hash::rehash;
 use crate::{DuplicateFilter, Occupancy, OccupancyKind};
@@ -309,13 +309,14 @@ impl Swamp {
         self.main.find(self.fingerprint(hash)).is_some()
     }
 
-    /// Moves the count of `fp` from `old` to `new` (`old + 1` or `old − 1`).
-    fn recount(&mut self, fp: u64, slot: Option<u64>, old: u64, new: u64) {
+    /// Moves the count of `fp`, at `spot` in the main table (from `locate`), from `old` to
+    /// `new` (`old + 1` or `old − 1`).
+    fn recount(&mut self, fp: u64, spot: Spot, old: u64, new: u64) {
         let k = self.k;
-        match (slot, new) {
-            (None, _) => self.main.insert(fp, new.min(k)),
-            (Some(_), 0) => self.main.remove(fp),
-            (Some(s), _) => self.main.set_value(s, new.min(k)),
+        match (spot.found, new) {
+            (false, _) => self.main.insert_at(spot, new.min(k)),
+            (true, 0) => self.main.remove_at(spot.home(), spot.slot),
+            (true, _) => self.main.set_value(spot.slot, new.min(k)),
         }
         if old < k && new < k {
             return;
@@ -331,12 +332,14 @@ impl Swamp {
         }
     }
 
-    fn count_and_slot(&self, fp: u64) -> (Option<u64>, u64) {
-        match self.main.find(fp) {
-            None => (None, 0),
-            Some((s, c)) if c < self.k => (Some(s), c),
-            Some((s, _)) => (Some(s), self.count_of(fp)),
-        }
+    /// Where `fp` is in the main table, and its count.
+    fn count_and_spot(&self, fp: u64) -> (Spot, u64) {
+        let spot = self.main.locate(fp);
+        let c = match spot.value {
+            c if c < self.k => c,
+            _ => self.count_of(fp),
+        };
+        (spot, c)
     }
 }
 
@@ -360,11 +363,11 @@ impl DuplicateFilter for Swamp {
             return true;
         }
         if let Some(o) = old {
-            let (slot, c) = self.count_and_slot(o);
-            self.recount(o, slot, c, c - 1);
+            let (spot, c) = self.count_and_spot(o);
+            self.recount(o, spot, c, c - 1);
         }
-        let (slot, c) = self.count_and_slot(fp);
-        self.recount(fp, slot, c, c + 1);
+        let (spot, c) = self.count_and_spot(fp);
+        self.recount(fp, spot, c, c + 1);
         c > 0
     }
 
