@@ -321,35 +321,18 @@ impl QuotientTable {
         word & !OCCUPIED
     }
 
-    /// Walks the cluster from its first slot `start`, calling `visit(slot, word, home)` for each
-    /// entry until it returns `true` (then returns that slot) or the cluster ends (then returns
-    /// the empty slot after it, as `Err`). The `k`-th run start belongs to the `k`-th occupied
-    /// slot, which lies at or before it: a second cursor walks the occupied bits behind.
-    fn walk(
-        &self,
-        start: u64,
-        mut visit: impl FnMut(u64, u64, u64) -> bool,
-    ) -> std::result::Result<u64, u64> {
-        let mut hp = start;
-        let mut home = start;
-        let mut i = start;
-        loop {
-            let w = self.slots.get(i);
-            if self.value_of(w) == 0 {
-                return Err(i);
-            }
-            if w & RUN_START != 0 {
-                while self.slots.get(hp) & OCCUPIED == 0 {
-                    hp = self.next(hp);
-                }
-                home = hp;
-                hp = self.next(hp);
-            }
-            if visit(i, w, home) {
-                return Ok(i);
-            }
-            i = self.next(i);
-        }
+    /// Empties slot `i` (its occupied bit stays).
+    #[inline(always)]
+    fn clear_content(&mut self, i: u64) {
+        let occ = self.slots.get(i) & OCCUPIED;
+        self.slots.set(i, occ);
+    }
+
+    /// Clears the occupied bit of slot `i`.
+    #[inline(always)]
+    fn clear_occupied(&mut self, i: u64) {
+        let w = self.slots.get(i);
+        self.slots.set(i, w & !OCCUPIED);
     }
 
     /// Position of `a` relative to `start`, cyclically.
@@ -441,11 +424,9 @@ impl QuotientTable {
             self.slots.set(j, moved | occ);
             j = src;
         }
-        let occ = self.slots.get(j) & OCCUPIED;
-        self.slots.set(j, occ);
+        self.clear_content(j);
         if was_start && !run_left {
-            let hw = self.slots.get(home);
-            self.slots.set(home, hw & !OCCUPIED);
+            self.clear_occupied(home);
         }
         self.len -= 1;
     }
@@ -471,26 +452,57 @@ impl QuotientTable {
         if !any {
             return e0;
         }
-        let span = self.rel(e0, s0);
-        // Removals only empty slots of [s0, e0): take its pieces from the left until e0.
-        let mut s = s0;
-        loop {
-            while self.rel(s, s0) < span && self.is_empty_slot(s) {
-                s = self.next(s);
+        // One pass: each kept entry moves down to its canonical slot, the greater of its home
+        // and the slot after the previous kept entry (entries only move down, so the slots
+        // written have been read); a home that keeps no entry loses its occupied bit.
+        let mut hp = s0;
+        let mut run: Option<(u64, bool)> = None; // the current run's home and whether it kept one
+        let mut dst = s0;
+        let mut dropped = 0;
+        let mut i = s0;
+        while i != e0 {
+            let w = self.slots.get(i);
+            if w & RUN_START != 0 {
+                if let Some((home, false)) = run {
+                    self.clear_occupied(home);
+                }
+                while self.slots.get(hp) & OCCUPIED == 0 {
+                    hp = self.next(hp);
+                }
+                run = Some((hp, false));
+                hp = self.next(hp);
             }
-            if self.rel(s, s0) >= span {
-                return e0;
+            let (home, kept) = run.expect("a cluster starts with a run start");
+            if keep(self.value_of(w)) {
+                let pos = if self.rel(home, s0) > self.rel(dst, s0) {
+                    home
+                } else {
+                    dst
+                };
+                while dst != pos {
+                    self.clear_content(dst);
+                    dst = self.next(dst);
+                }
+                let flag = if kept { 0 } else { RUN_START };
+                let occ = self.slots.get(pos) & OCCUPIED;
+                self.slots
+                    .set(pos, (Self::content(w) & !RUN_START) | flag | occ);
+                run = Some((home, true));
+                dst = self.next(pos);
+            } else {
+                dropped += 1;
             }
-            let mut home = 0;
-            let found = self.walk(s, |_, w, h| {
-                home = h;
-                !keep(self.value_of(w))
-            });
-            match found {
-                Err(end) => s = end,
-                Ok(i) => self.remove_at(home, i),
-            }
+            i = self.next(i);
         }
+        if let Some((home, false)) = run {
+            self.clear_occupied(home);
+        }
+        while dst != e0 {
+            self.clear_content(dst);
+            dst = self.next(dst);
+        }
+        self.len -= dropped;
+        e0
     }
 }
 
