@@ -433,6 +433,25 @@ impl QuotientTable {
         self.len -= 1;
     }
 
+    /// Removes the entries whose value fails `keep` from whole clusters, from slot `at` on,
+    /// until at least `quota` slots are covered; returns the slot after the last covered
+    /// (as [`retain_cluster`](Self::retain_cluster) in a loop, with empty slots passed over
+    /// in place).
+    pub(crate) fn sweep(&mut self, mut at: u64, quota: u64, keep: impl Fn(u64) -> bool) -> u64 {
+        let mut done = 0;
+        while done < quota {
+            if self.is_empty_slot(at) {
+                at = self.next(at);
+                done += 1;
+                continue;
+            }
+            let next = self.retain_cluster(at, &keep);
+            done += self.rel(next, at);
+            at = next;
+        }
+        at
+    }
+
     /// Removes the entries whose value fails `keep` from the cluster holding slot `i` (nothing
     /// if `i` is empty); returns the slot after that cluster's end (after `i` if it is empty).
     pub(crate) fn retain_cluster(&mut self, i: u64, keep: impl Fn(u64) -> bool) -> u64 {

@@ -376,15 +376,10 @@ impl DuplicateFilter for NaorYogev {
         }
         self.in_generation += 1;
         // The sweep: at least `quota` slots, whole clusters.
-        let c = self.table.slots();
         let (label, labels, g) = (self.label, self.labels, self.geometry.g);
-        let live = move |value: u64| live(label, labels, g, value);
-        let mut done = 0;
-        while done < self.quota {
-            let next = self.table.retain_cluster(self.sweep, live);
-            done += (next + c - self.sweep) % c;
-            self.sweep = next;
-        }
+        self.sweep = self.table.sweep(self.sweep, self.quota, move |value| {
+            live(label, labels, g, value)
+        });
         let fp = self.fingerprint(hash);
         let spot = self.table.locate(fp);
         if spot.found {
