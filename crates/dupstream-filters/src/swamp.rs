@@ -311,7 +311,19 @@ impl Swamp {
 
     /// Moves the count of `fp`, at `spot` in the main table (from `locate`), from `old` to
     /// `new` (`old + 1` or `old − 1`).
+    #[inline(always)]
     fn recount(&mut self, fp: u64, spot: Spot, old: u64, new: u64) {
+        // The common case in place: a count that stays in the main table, above 0.
+        if spot.found && new > 0 && old < self.k && new < self.k {
+            self.main.set_value(spot.slot, new);
+        } else {
+            self.recount_moved(fp, spot, old, new);
+        }
+    }
+
+    /// [`recount`](Self::recount) when an entry comes or goes, or the overflow table is involved.
+    #[inline(never)]
+    fn recount_moved(&mut self, fp: u64, spot: Spot, old: u64, new: u64) {
         let k = self.k;
         match (spot.found, new) {
             (false, _) => self.main.insert_at(spot, new.min(k)),
