@@ -100,28 +100,42 @@ pub(crate) fn grow_slots(
 const OCCUPIED: u64 = 1;
 const RUN_START: u64 = 2;
 
-/// Where a fingerprint is stored, or would be inserted ([`QuotientTable::locate`]).
+/// Where a fingerprint is stored, or would be inserted ([`QuotientTable::locate`]): its
+/// entry's slot if stored, else the slot its insertion takes; and its value (0 if not stored)
+/// with three flags in `bits` (two words, returned in registers).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Spot {
-    /// Its home slot and remainder.
-    home: u64,
-    rem: u64,
-    /// Its entry's slot if stored, else the slot its insertion takes.
     pub(crate) slot: u64,
-    /// Whether it is stored.
-    pub(crate) found: bool,
-    /// Whether its entry is (or would be) its run's first.
-    head: bool,
-    /// Whether its home was occupied.
-    occupied: bool,
-    /// Its value if stored (else 0).
-    pub(crate) value: u64,
+    bits: u64,
 }
 
+const FOUND: u64 = 1;
+/// The entry is (or would be) its run's first.
+const HEAD: u64 = 2;
+/// Its home was occupied.
+const HOME_OCCUPIED: u64 = 4;
+
 impl Spot {
-    /// Its home slot.
-    pub(crate) fn home(&self) -> u64 {
-        self.home
+    /// Whether the fingerprint is stored.
+    #[inline(always)]
+    pub(crate) fn found(&self) -> bool {
+        self.bits & FOUND != 0
+    }
+
+    /// Its value if stored (else 0).
+    #[inline(always)]
+    pub(crate) fn value(&self) -> u64 {
+        self.bits >> 3
+    }
+
+    #[inline(always)]
+    fn head(&self) -> bool {
+        self.bits & HEAD != 0
+    }
+
+    #[inline(always)]
+    fn occupied(&self) -> bool {
+        self.bits & HOME_OCCUPIED != 0
     }
 }
 
@@ -238,7 +252,7 @@ impl QuotientTable {
             return None;
         }
         let s = self.locate(fp);
-        s.found.then_some((s.slot, s.value))
+        s.found().then_some((s.slot, s.value()))
     }
 
     /// Where `fp` is stored, or where its insertion would put it.
@@ -246,17 +260,12 @@ impl QuotientTable {
     pub(crate) fn locate(&self, fp: u64) -> Spot {
         let (home, rem) = self.split(fp);
         let hw = self.slots.get(home);
-        let mut spot = Spot {
-            home,
-            rem,
-            slot: home,
-            found: false,
-            head: true,
-            occupied: hw & OCCUPIED != 0,
-            value: 0,
-        };
+        let occupied = if hw & OCCUPIED != 0 { HOME_OCCUPIED } else { 0 };
         if self.value_of(hw) == 0 {
-            return spot;
+            return Spot {
+                slot: home,
+                bits: HEAD | occupied,
+            };
         }
         // Left of the home to the cluster's start: the homes there number `O`, the runs that
         // start there `R ≤ O` (a run starts at or after its home). The other `O − R` runs of
@@ -286,26 +295,36 @@ impl QuotientTable {
             }
             i = self.next(i);
         }
-        spot.slot = i;
-        if !spot.occupied {
-            return spot;
+        if occupied == 0 {
+            return Spot {
+                slot: i,
+                bits: HEAD,
+            };
         }
         // Slot i starts the run; scan it (sorted by remainder).
+        let mut head = HEAD;
         loop {
             let w = self.slots.get(i);
             let r = self.rem_of(w);
             if r >= rem {
-                spot.slot = i;
-                spot.found = r == rem;
-                spot.value = if spot.found { self.value_of(w) } else { 0 };
-                return spot;
+                let found = if r == rem {
+                    (self.value_of(w) << 3) | FOUND
+                } else {
+                    0
+                };
+                return Spot {
+                    slot: i,
+                    bits: found | head | occupied,
+                };
             }
             i = self.next(i);
-            spot.head = false;
+            head = 0;
             let w = self.slots.get(i);
             if self.value_of(w) == 0 || w & RUN_START != 0 {
-                spot.slot = i;
-                return spot;
+                return Spot {
+                    slot: i,
+                    bits: occupied,
+                };
             }
         }
     }
@@ -351,23 +370,24 @@ impl QuotientTable {
 
     /// Inserts `fp` (not stored) with `value ≥ 1`.
     pub(crate) fn insert(&mut self, fp: u64, value: u64) {
-        self.insert_at(self.locate(fp), value);
+        self.insert_at(fp, self.locate(fp), value);
     }
 
-    /// Inserts the fingerprint of `spot` (from [`locate`](Self::locate), not found, the table
+    /// Inserts `fp` at its `spot` (from [`locate`](Self::locate), not found, the table
     /// unchanged since) with `value ≥ 1`: its entry goes to the spot's slot, and the entries
     /// from there to the cluster's end move up one slot (their contents; occupied bits belong
     /// to slots and stay), in one pass.
-    pub(crate) fn insert_at(&mut self, spot: Spot, value: u64) {
-        debug_assert!(!spot.found);
+    pub(crate) fn insert_at(&mut self, fp: u64, spot: Spot, value: u64) {
+        debug_assert!(!spot.found());
+        let (home, rem) = self.split(fp);
         debug_assert!(value >= 1 && value < 1 << self.v);
         debug_assert!(self.len + 1 < self.c, "the table keeps an empty slot");
         self.len += 1;
-        let flag = if spot.head { RUN_START } else { 0 };
-        let mut carry = (spot.rem << (2 + self.v)) | (value << 2) | flag;
+        let flag = if spot.head() { RUN_START } else { 0 };
+        let mut carry = (rem << (2 + self.v)) | (value << 2) | flag;
         // A new first entry of an existing run: that run's old head, at the slot, stops being
         // a run start.
-        let demote = spot.occupied && spot.head;
+        let demote = spot.occupied() && spot.head();
         let mut j = spot.slot;
         loop {
             let w = self.slots.get(j);
@@ -381,23 +401,25 @@ impl QuotientTable {
             }
             j = self.next(j);
         }
-        if !spot.occupied {
-            let hw = self.slots.get(spot.home);
-            self.slots.set(spot.home, hw | OCCUPIED);
+        if !spot.occupied() {
+            let hw = self.slots.get(home);
+            self.slots.set(home, hw | OCCUPIED);
         }
     }
 
     /// Removes `fp` (stored).
     pub(crate) fn remove(&mut self, fp: u64) {
         let spot = self.locate(fp);
-        debug_assert!(spot.found, "remove: the fingerprint is stored");
-        self.remove_at(spot.home, spot.slot);
+        debug_assert!(spot.found(), "remove: the fingerprint is stored");
+        self.remove_at(fp, spot.slot);
     }
 
-    /// Removes the entry at `slot`, whose home is `home`: the entries after it move down one
-    /// slot until one sits at its home or the cluster ends. A run start's home is the next
-    /// occupied slot after the previous run's: a cursor walks the occupied bits from `home`.
-    pub(crate) fn remove_at(&mut self, home: u64, slot: u64) {
+    /// Removes the entry of `fp` at `slot` (from [`locate`](Self::locate), the table
+    /// unchanged since): the entries after it move down one slot until one sits at its home or
+    /// the cluster ends. A run start's home is the next occupied slot after the previous run's:
+    /// a cursor walks the occupied bits from `fp`'s home.
+    pub(crate) fn remove_at(&mut self, fp: u64, slot: u64) {
+        let home = self.split(fp).0;
         // The word last read at `j`, the slot to fill (its occupied bit stays).
         let mut jw = self.slots.get(slot);
         let was_start = jw & RUN_START != 0;
@@ -608,18 +630,18 @@ mod tests {
                 let fp = crate::hash::mix64(x % (2 * most)) >> (64 - f);
                 let v = 1 + (x >> 40) % 31;
                 let spot = t.locate(fp);
-                assert_eq!(spot.found, m.contains_key(&fp), "f {f} op {n}");
-                if spot.found {
-                    assert_eq!(spot.value, m[&fp]);
+                assert_eq!(spot.found(), m.contains_key(&fp), "f {f} op {n}");
+                if spot.found() {
+                    assert_eq!(spot.value(), m[&fp]);
                     if (x >> 20).is_multiple_of(3) {
-                        t.remove_at(spot.home(), spot.slot);
+                        t.remove_at(fp, spot.slot);
                         m.remove(&fp);
                     } else {
                         t.set_value(spot.slot, v);
                         m.insert(fp, v);
                     }
                 } else if (m.len() as u64) < most {
-                    t.insert_at(spot, v);
+                    t.insert_at(fp, spot, v);
                     m.insert(fp, v);
                 }
                 if n % 997 == 0 {

@@ -382,11 +382,11 @@ impl DuplicateFilter for NaorYogev {
         });
         let fp = self.fingerprint(hash);
         let spot = self.table.locate(fp);
-        if spot.found {
+        if spot.found() {
             self.table.set_value(spot.slot, self.label + 1);
-            self.live(self.label, spot.value)
+            self.live(self.label, spot.value())
         } else {
-            self.table.insert_at(spot, self.label + 1);
+            self.table.insert_at(fp, spot, self.label + 1);
             false
         }
     }

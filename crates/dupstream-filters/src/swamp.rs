@@ -314,7 +314,7 @@ impl Swamp {
     #[inline(always)]
     fn recount(&mut self, fp: u64, spot: Spot, old: u64, new: u64) {
         // The common case in place: a count that stays in the main table, above 0.
-        if spot.found && new > 0 && old < self.k && new < self.k {
+        if spot.found() && new > 0 && old < self.k && new < self.k {
             self.main.set_value(spot.slot, new);
         } else {
             self.recount_moved(fp, spot, old, new);
@@ -325,9 +325,9 @@ impl Swamp {
     #[inline(never)]
     fn recount_moved(&mut self, fp: u64, spot: Spot, old: u64, new: u64) {
         let k = self.k;
-        match (spot.found, new) {
-            (false, _) => self.main.insert_at(spot, new.min(k)),
-            (true, 0) => self.main.remove_at(spot.home(), spot.slot),
+        match (spot.found(), new) {
+            (false, _) => self.main.insert_at(fp, spot, new.min(k)),
+            (true, 0) => self.main.remove_at(fp, spot.slot),
             (true, _) => self.main.set_value(spot.slot, new.min(k)),
         }
         if old < k && new < k {
@@ -347,7 +347,7 @@ impl Swamp {
     /// Where `fp` is in the main table, and its count.
     fn count_and_spot(&self, fp: u64) -> (Spot, u64) {
         let spot = self.main.locate(fp);
-        let c = match spot.value {
+        let c = match spot.value() {
             c if c < self.k => c,
             _ => self.count_of(fp),
         };
