@@ -18,15 +18,19 @@
 //! - `v` value bits; the value 0 marks an empty slot (callers store values `1..2^v`);
 //! - the `r` remainder bits.
 //!
-//! The `k`-th run of a cluster belongs to its `k`-th occupied slot. A search goes left from
-//! the home to the cluster's start counting the occupied and run-start bits there, which says
-//! how many run starts from the home on precede its own run, then walks to that run and
-//! compares remainders. An insertion moves the entries after its place up one slot
-//! (their contents; an occupied bit belongs to its slot and stays), a deletion moves the
-//! entries after it down one slot until one sits at its home; both walk from the cluster's
-//! start, so the cost is the cluster's length, about `1/(1 − α)²` slots at load `α` (25 at
-//! 0.8). Nothing is allocated after construction. Memory: `C·(r + v + 2)` bits in one packed
-//! array (plus one spare host word, padding).
+//! The `k`-th run of a cluster belongs to its `k`-th occupied slot. A lookup
+//! ([`QuotientTable::locate`]) goes left from the home to the cluster's start counting the
+//! occupied and run-start bits there, which says how many run starts from the home on precede
+//! its own run, then walks to that run and compares remainders; it returns the entry's slot or
+//! the slot an insertion takes. A caller updates at that spot without a second lookup: an
+//! insertion moves the entries from there to the cluster's end up one slot (their contents;
+//! an occupied bit belongs to its slot and stays), a deletion moves the entries after it down
+//! one slot until one sits at its home, each in one pass. An update thus costs about the
+//! cluster's length: about `1/(1 − α)²` slots at load `α` (25 at 0.8; SWAMP's table at 64 bits
+//! per window element, load 0.76, has clusters of 22 slots on average over its entries, the
+//! longest near 180). A sweep ([`QuotientTable::retain_cluster`]) compacts a cluster in one
+//! pass, each kept entry to its canonical slot. Nothing is allocated after construction.
+//! Memory: `C·(r + v + 2)` bits in one packed array (plus one spare host word, padding).
 
 use crate::bits::PackedArray;
 use crate::error::{Error, Result, ensure};
@@ -95,6 +99,45 @@ pub(crate) fn grow_slots(
 
 const OCCUPIED: u64 = 1;
 const RUN_START: u64 = 2;
+
+/// Where a fingerprint is stored, or would be inserted ([`QuotientTable::locate`]): its
+/// entry's slot if stored, else the slot its insertion takes; and its value (0 if not stored)
+/// with three flags in `bits` (two words, returned in registers).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Spot {
+    pub(crate) slot: u64,
+    bits: u64,
+}
+
+const FOUND: u64 = 1;
+/// The entry is (or would be) its run's first.
+const HEAD: u64 = 2;
+/// Its home was occupied.
+const HOME_OCCUPIED: u64 = 4;
+
+impl Spot {
+    /// Whether the fingerprint is stored.
+    #[inline(always)]
+    pub(crate) fn found(&self) -> bool {
+        self.bits & FOUND != 0
+    }
+
+    /// Its value if stored (else 0).
+    #[inline(always)]
+    pub(crate) fn value(&self) -> u64 {
+        self.bits >> 3
+    }
+
+    #[inline(always)]
+    fn head(&self) -> bool {
+        self.bits & HEAD != 0
+    }
+
+    #[inline(always)]
+    fn occupied(&self) -> bool {
+        self.bits & HOME_OCCUPIED != 0
+    }
+}
 
 /// The quotient table (see the module documentation).
 #[derive(Debug, Clone)]
@@ -205,15 +248,30 @@ impl QuotientTable {
     /// The slot and value of `fp`, if stored.
     #[inline]
     pub(crate) fn find(&self, fp: u64) -> Option<(u64, u64)> {
-        let (home, rem) = self.split(fp);
-        let w = self.slots.get(home);
-        if w & OCCUPIED == 0 {
+        if self.slots.get(self.split(fp).0) & OCCUPIED == 0 {
             return None;
+        }
+        let s = self.locate(fp);
+        s.found().then_some((s.slot, s.value()))
+    }
+
+    /// Where `fp` is stored, or where its insertion would put it.
+    #[inline]
+    pub(crate) fn locate(&self, fp: u64) -> Spot {
+        let (home, rem) = self.split(fp);
+        let hw = self.slots.get(home);
+        let occupied = if hw & OCCUPIED != 0 { HOME_OCCUPIED } else { 0 };
+        if self.value_of(hw) == 0 {
+            return Spot {
+                slot: home,
+                bits: HEAD | occupied,
+            };
         }
         // Left of the home to the cluster's start: the homes there number `O`, the runs that
         // start there `R ≤ O` (a run starts at or after its home). The other `O − R` runs of
-        // those homes start at or after this home, then comes its own: the `(O − R + 1)`-th
-        // run start from the home on.
+        // those homes start at or after this home, then comes its own (or, if the home holds
+        // none, the next home's run, before which a new run goes): the `(O − R + 1)`-th run
+        // start from the home on, or the cluster's end.
         // (A suffix of that stretch may hold more run starts than homes: signed counts.)
         let mut need = 1i64;
         let mut j = self.prev(home);
@@ -227,26 +285,46 @@ impl QuotientTable {
         }
         let mut i = home;
         loop {
-            need -= ((self.slots.get(i) & RUN_START) >> 1) as i64;
+            let w = self.slots.get(i);
+            if self.value_of(w) == 0 {
+                break;
+            }
+            need -= ((w & RUN_START) >> 1) as i64;
             if need == 0 {
                 break;
             }
             i = self.next(i);
         }
+        if occupied == 0 {
+            return Spot {
+                slot: i,
+                bits: HEAD,
+            };
+        }
         // Slot i starts the run; scan it (sorted by remainder).
+        let mut head = HEAD;
         loop {
             let w = self.slots.get(i);
             let r = self.rem_of(w);
-            if r == rem {
-                return Some((i, self.value_of(w)));
-            }
-            if r > rem {
-                return None;
+            if r >= rem {
+                let found = if r == rem {
+                    (self.value_of(w) << 3) | FOUND
+                } else {
+                    0
+                };
+                return Spot {
+                    slot: i,
+                    bits: found | head | occupied,
+                };
             }
             i = self.next(i);
+            head = 0;
             let w = self.slots.get(i);
             if self.value_of(w) == 0 || w & RUN_START != 0 {
-                return None;
+                return Spot {
+                    slot: i,
+                    bits: occupied,
+                };
             }
         }
     }
@@ -266,35 +344,18 @@ impl QuotientTable {
         word & !OCCUPIED
     }
 
-    /// Walks the cluster from its first slot `start`, calling `visit(slot, word, home)` for each
-    /// entry until it returns `true` (then returns that slot) or the cluster ends (then returns
-    /// the empty slot after it, as `Err`). The `k`-th run start belongs to the `k`-th occupied
-    /// slot, which lies at or before it: a second cursor walks the occupied bits behind.
-    fn walk(
-        &self,
-        start: u64,
-        mut visit: impl FnMut(u64, u64, u64) -> bool,
-    ) -> std::result::Result<u64, u64> {
-        let mut hp = start;
-        let mut home = start;
-        let mut i = start;
-        loop {
-            let w = self.slots.get(i);
-            if self.value_of(w) == 0 {
-                return Err(i);
-            }
-            if w & RUN_START != 0 {
-                while self.slots.get(hp) & OCCUPIED == 0 {
-                    hp = self.next(hp);
-                }
-                home = hp;
-                hp = self.next(hp);
-            }
-            if visit(i, w, home) {
-                return Ok(i);
-            }
-            i = self.next(i);
-        }
+    /// Empties slot `i` (its occupied bit stays).
+    #[inline(always)]
+    fn clear_content(&mut self, i: u64) {
+        let occ = self.slots.get(i) & OCCUPIED;
+        self.slots.set(i, occ);
+    }
+
+    /// Clears the occupied bit of slot `i`.
+    #[inline(always)]
+    fn clear_occupied(&mut self, i: u64) {
+        let w = self.slots.get(i);
+        self.slots.set(i, w & !OCCUPIED);
     }
 
     /// Position of `a` relative to `start`, cyclically.
@@ -307,117 +368,114 @@ impl QuotientTable {
         }
     }
 
-    /// Inserts `fp` (not stored) with `value ≥ 1`: its entry goes where the home order puts
-    /// it, and the entries from there to the cluster's end move up one slot (their contents;
-    /// occupied bits belong to slots and stay).
+    /// Inserts `fp` (not stored) with `value ≥ 1`.
     pub(crate) fn insert(&mut self, fp: u64, value: u64) {
+        self.insert_at(fp, self.locate(fp), value);
+    }
+
+    /// Inserts `fp` at its `spot` (from [`locate`](Self::locate), not found, the table
+    /// unchanged since) with `value ≥ 1`: its entry goes to the spot's slot, and the entries
+    /// from there to the cluster's end move up one slot (their contents; occupied bits belong
+    /// to slots and stay), in one pass.
+    pub(crate) fn insert_at(&mut self, fp: u64, spot: Spot, value: u64) {
+        debug_assert!(!spot.found());
+        let (home, rem) = self.split(fp);
         debug_assert!(value >= 1 && value < 1 << self.v);
         debug_assert!(self.len + 1 < self.c, "the table keeps an empty slot");
-        let (home, rem) = self.split(fp);
-        let entry = (rem << (2 + self.v)) | (value << 2);
         self.len += 1;
-        let hw = self.slots.get(home);
-        if self.value_of(hw) == 0 {
-            self.slots.set(home, entry | RUN_START | OCCUPIED);
-            return;
-        }
-        let start = self.cluster_start(home);
-        let key = self.rel(home, start);
-        // The first entry after the new one in (home, remainder) order, and the home of the
-        // entry before it.
-        let mut before_home = None;
-        let found = self.walk(start, |_, w, h| {
-            let after = (self.rel(h, start), self.rem_of(w)) > (key, rem);
-            if !after {
-                before_home = Some(h);
+        let flag = if spot.head() { RUN_START } else { 0 };
+        let mut carry = (rem << (2 + self.v)) | (value << 2) | flag;
+        // A new first entry of an existing run: that run's old head, at the slot, stops being
+        // a run start.
+        let demote = spot.occupied() && spot.head();
+        let mut j = spot.slot;
+        loop {
+            let w = self.slots.get(j);
+            self.slots.set(j, carry | (w & OCCUPIED));
+            if self.value_of(w) == 0 {
+                break;
             }
-            after
-        });
-        let at = match found {
-            Ok(i) | Err(i) => i,
-        };
-        let starts_run = before_home != Some(home);
-        // A new first entry of an existing run: that run's old head is at `at` and stops
-        // being a run start.
-        let demote = starts_run && hw & OCCUPIED != 0;
-        // Shift [at, end) up by one, from the end.
-        let mut end = at;
-        while self.value_of(self.slots.get(end)) != 0 {
-            end = self.next(end);
-        }
-        let mut j = end;
-        while j != at {
-            let p = self.prev(j);
-            let mut moved = Self::content(self.slots.get(p));
-            if p == at && demote {
-                moved &= !RUN_START;
+            carry = Self::content(w);
+            if j == spot.slot && demote {
+                carry &= !RUN_START;
             }
-            let occ = self.slots.get(j) & OCCUPIED;
-            self.slots.set(j, moved | occ);
-            j = p;
+            j = self.next(j);
         }
-        let occ = self.slots.get(at) & OCCUPIED;
-        let flag = if starts_run { RUN_START } else { 0 };
-        self.slots.set(at, entry | flag | occ);
-        let hw = self.slots.get(home);
-        self.slots.set(home, hw | OCCUPIED);
+        if !spot.occupied() {
+            let hw = self.slots.get(home);
+            self.slots.set(home, hw | OCCUPIED);
+        }
     }
 
     /// Removes `fp` (stored).
     pub(crate) fn remove(&mut self, fp: u64) {
-        let (home, rem) = self.split(fp);
-        self.remove_entry(home, rem);
+        let spot = self.locate(fp);
+        debug_assert!(spot.found(), "remove: the fingerprint is stored");
+        self.remove_at(fp, spot.slot);
     }
 
-    /// Removes the entry of `home` and `rem` (stored): the entries after it move down one slot
-    /// until one sits at its home or the cluster ends.
-    fn remove_entry(&mut self, home: u64, rem: u64) {
-        let start = self.cluster_start(home);
-        // Homes of the entries from the removed one to the cluster's end, by a walk.
-        let mut at = None;
-        let mut was_start = false;
+    /// Removes the entry of `fp` at `slot` (from [`locate`](Self::locate), the table
+    /// unchanged since): the entries after it move down one slot until one sits at its home or
+    /// the cluster ends. A run start's home is the next occupied slot after the previous run's:
+    /// a cursor walks the occupied bits from `fp`'s home.
+    pub(crate) fn remove_at(&mut self, fp: u64, slot: u64) {
+        let home = self.split(fp).0;
+        // The word last read at `j`, the slot to fill (its occupied bit stays).
+        let mut jw = self.slots.get(slot);
+        let was_start = jw & RUN_START != 0;
         let mut run_left = false;
-        let mut moves: u64 = 0;
-        let _ = self.walk(start, |i, w, h| match at {
-            None => {
-                if h == home && self.rem_of(w) == rem {
-                    at = Some(i);
-                    was_start = w & RUN_START != 0;
-                }
-                false
-            }
-            Some(_) => {
-                if moves == 0 && h == home && w & RUN_START == 0 {
-                    run_left = true;
-                }
-                if h == i {
-                    return true;
-                }
-                moves += 1;
-                false
-            }
-        });
-        let at = at.expect("remove: the fingerprint is stored");
-        let had_other = run_left || !was_start;
-        // Move `moves` entries down by one.
-        let mut j = at;
-        for n in 0..moves {
+        let mut hp = self.next(home);
+        let mut j = slot;
+        loop {
             let src = self.next(j);
-            let mut moved = Self::content(self.slots.get(src));
-            if n == 0 && was_start && run_left {
-                moved |= RUN_START;
+            let sw = self.slots.get(src);
+            if self.value_of(sw) == 0 {
+                break;
             }
-            let occ = self.slots.get(j) & OCCUPIED;
-            self.slots.set(j, moved | occ);
+            let mut moved = Self::content(sw);
+            if sw & RUN_START != 0 {
+                while self.slots.get(hp) & OCCUPIED == 0 {
+                    hp = self.next(hp);
+                }
+                if hp == src {
+                    break;
+                }
+                hp = self.next(hp);
+            } else if j == slot {
+                // The removed entry's run goes on: its next entry may become its head.
+                run_left = true;
+                if was_start {
+                    moved |= RUN_START;
+                }
+            }
+            self.slots.set(j, moved | (jw & OCCUPIED));
             j = src;
+            jw = sw;
         }
-        let occ = self.slots.get(j) & OCCUPIED;
-        self.slots.set(j, occ);
-        if !had_other {
-            let hw = self.slots.get(home);
-            self.slots.set(home, hw & !OCCUPIED);
+        self.slots.set(j, jw & OCCUPIED);
+        if was_start && !run_left {
+            self.clear_occupied(home);
         }
         self.len -= 1;
+    }
+
+    /// Removes the entries whose value fails `keep` from whole clusters, from slot `at` on,
+    /// until at least `quota` slots are covered; returns the slot after the last covered
+    /// (as [`retain_cluster`](Self::retain_cluster) in a loop, with empty slots passed over
+    /// in place).
+    pub(crate) fn sweep(&mut self, mut at: u64, quota: u64, keep: impl Fn(u64) -> bool) -> u64 {
+        let mut done = 0;
+        while done < quota {
+            if self.is_empty_slot(at) {
+                at = self.next(at);
+                done += 1;
+                continue;
+            }
+            let next = self.retain_cluster(at, &keep);
+            done += self.rel(next, at);
+            at = next;
+        }
+        at
     }
 
     /// Removes the entries whose value fails `keep` from the cluster holding slot `i` (nothing
@@ -441,32 +499,57 @@ impl QuotientTable {
         if !any {
             return e0;
         }
-        let span = self.rel(e0, s0);
-        // Removals only empty slots of [s0, e0): take its pieces from the left until e0.
-        let mut s = s0;
-        loop {
-            while self.rel(s, s0) < span && self.is_empty_slot(s) {
-                s = self.next(s);
-            }
-            if self.rel(s, s0) >= span {
-                return e0;
-            }
-            let mut gone = None;
-            let found = self.walk(s, |_, w, h| {
-                let drop = !keep(self.value_of(w));
-                if drop {
-                    gone = Some((h, self.rem_of(w)));
+        // One pass: each kept entry moves down to its canonical slot, the greater of its home
+        // and the slot after the previous kept entry (entries only move down, so the slots
+        // written have been read); a home that keeps no entry loses its occupied bit.
+        let mut hp = s0;
+        let mut run: Option<(u64, bool)> = None; // the current run's home and whether it kept one
+        let mut dst = s0;
+        let mut dropped = 0;
+        let mut i = s0;
+        while i != e0 {
+            let w = self.slots.get(i);
+            if w & RUN_START != 0 {
+                if let Some((home, false)) = run {
+                    self.clear_occupied(home);
                 }
-                drop
-            });
-            match found {
-                Err(end) => s = end,
-                Ok(_) => {
-                    let (h, rem) = gone.expect("the walk stopped at an entry to drop");
-                    self.remove_entry(h, rem);
+                while self.slots.get(hp) & OCCUPIED == 0 {
+                    hp = self.next(hp);
                 }
+                run = Some((hp, false));
+                hp = self.next(hp);
             }
+            let (home, kept) = run.expect("a cluster starts with a run start");
+            if keep(self.value_of(w)) {
+                let pos = if self.rel(home, s0) > self.rel(dst, s0) {
+                    home
+                } else {
+                    dst
+                };
+                while dst != pos {
+                    self.clear_content(dst);
+                    dst = self.next(dst);
+                }
+                let flag = if kept { 0 } else { RUN_START };
+                let occ = self.slots.get(pos) & OCCUPIED;
+                self.slots
+                    .set(pos, (Self::content(w) & !RUN_START) | flag | occ);
+                run = Some((home, true));
+                dst = self.next(pos);
+            } else {
+                dropped += 1;
+            }
+            i = self.next(i);
         }
+        if let Some((home, false)) = run {
+            self.clear_occupied(home);
+        }
+        while dst != e0 {
+            self.clear_content(dst);
+            dst = self.next(dst);
+        }
+        self.len -= dropped;
+        e0
     }
 }
 
@@ -525,6 +608,76 @@ mod tests {
                 }
                 for fp in 0..=mask {
                     prop_assert_eq!(t.find(fp).map(|x| x.1), m.get(&fp).copied(), "fp {}", fp);
+                }
+            }
+        }
+    }
+
+    /// A long random run at the loads the structures use (0.76 to 0.8, clusters of tens of
+    /// slots, wrap-around), with remainders from none to 40 bits, against a HashMap: inserts and
+    /// removals at their located spots, value updates and sweeps; every 4096 operations every
+    /// stored fingerprint's value and the table's layout invariants are checked (the values of
+    /// the keys not stored are checked per operation).
+    #[test]
+    fn equals_a_hash_map_at_high_load() {
+        for (f, c) in [(12u32, 4096u64), (30, 5000), (54, 3001)] {
+            let mut t = QuotientTable::new("test", f, c, 5).unwrap();
+            let mut m: HashMap<u64, u64> = HashMap::new();
+            let most = c * 4 / 5;
+            for n in 0..200_000u64 {
+                let x = crate::hash::mix64(n ^ (u64::from(f) << 40));
+                // Fingerprints from a pool of 2·most values, so that removals and updates hit.
+                let fp = crate::hash::mix64(x % (2 * most)) >> (64 - f);
+                let v = 1 + (x >> 40) % 31;
+                let spot = t.locate(fp);
+                assert_eq!(spot.found(), m.contains_key(&fp), "f {f} op {n}");
+                if spot.found() {
+                    assert_eq!(spot.value(), m[&fp]);
+                    if (x >> 20).is_multiple_of(3) {
+                        t.remove_at(fp, spot.slot);
+                        m.remove(&fp);
+                    } else {
+                        t.set_value(spot.slot, v);
+                        m.insert(fp, v);
+                    }
+                } else if (m.len() as u64) < most {
+                    t.insert_at(fp, spot, v);
+                    m.insert(fp, v);
+                }
+                if n % 997 == 0 {
+                    // A sweep of a tenth of the table, dropping values above 28.
+                    let mut p = x % c;
+                    let mut covered = 0;
+                    while covered < c / 10 {
+                        let next = t.retain_cluster(p, |val| val <= 28);
+                        covered += (next + c - p) % c;
+                        p = next;
+                    }
+                    // Only values above 28 may have gone (those in the clusters swept).
+                    m.retain(|&k, &mut val| {
+                        let kept = t.find(k).is_some();
+                        assert!(kept || val > 28, "f {f} op {n}: value {val} swept");
+                        kept
+                    });
+                }
+                assert_eq!(t.len(), m.len() as u64);
+                if n % 4096 == 0 {
+                    for (&k, &val) in &m {
+                        assert_eq!(t.find(k).map(|x| x.1), Some(val), "f {f} op {n}");
+                    }
+                    // Entries are in canonical places: a slot holding an entry is either its
+                    // cluster's first (at its home, so occupied and a run start) or follows
+                    // another entry; a count of the occupied bits equals one of the run starts.
+                    let (mut occ, mut starts) = (0, 0);
+                    for i in 0..c {
+                        let w = t.slots.get(i);
+                        occ += w & OCCUPIED;
+                        starts += (w & RUN_START) >> 1;
+                        if t.value_of(w) != 0 && t.is_empty_slot(t.prev(i)) {
+                            assert_eq!(w & (OCCUPIED | RUN_START), OCCUPIED | RUN_START);
+                        }
+                    }
+                    assert_eq!(occ, starts);
                 }
             }
         }
