@@ -650,9 +650,15 @@ impl Apbf {
     /// and, in the `k` newest slices, set in the same store; the mask is rotated into logical
     /// order (bit `i` = position `i`) and the query is a run of `k` ones in it, found without
     /// branches. The load grows by the insertion's bits that were clear.
+    ///
+    /// `s` is `self.s`, passed so that a caller giving a literal (see [`Self::blocked_batch`])
+    /// gets this body with the loop unrolled: each word's bit position is then a constant
+    /// shift of its chunk and each word's store branch its own (the roofline's 64 Kbit
+    /// `(7, 5)` row, key generation included, from 25.3 to 17.7 ns per element).
     #[inline(always)]
-    fn step_blocked(&mut self, hash: u64) -> bool {
-        let (s, k, head) = (self.s, self.k, self.head);
+    fn step_blocked(&mut self, hash: u64, s: usize) -> bool {
+        debug_assert!(s == self.s && s <= 64);
+        let (k, head) = (self.k, self.head);
         let block = reduce(hash, self.stride as u64) as usize;
         let all = u64::MAX >> (64 - s);
         let newest = u64::MAX >> (64 - k);
@@ -662,10 +668,12 @@ impl Apbf {
         let words = &mut self.words[start..start + s];
         let mut phys_bits = 0u64;
         for (c, chunk_words) in words.chunks_mut(10).enumerate() {
-            let chunk = rehash(hash, BLOCK_SALT ^ c as u64);
+            // Six independent bits per slice, ten slices per 64-bit mix (see `locate`).
+            let mut chunk = rehash(hash, BLOCK_SALT ^ c as u64);
             let set = ins >> (c * 10);
             for (t, w) in chunk_words.iter_mut().enumerate() {
-                let i = (chunk >> (t * 6)) & 63;
+                let i = chunk & 63;
+                chunk >>= 6;
                 let old = *w;
                 phys_bits |= (old >> i & 1) << (c * 10 + t);
                 // Only the insertion's words are written (a line it does not set stays
@@ -679,6 +687,54 @@ impl Apbf {
         self.ones += u64::from(k - (logical & newest).count_ones());
         self.count += 1;
         has_run(logical, k)
+    }
+
+    /// [`step`](DuplicateFilter::step) of a blocked filter with `s = self.s` slices.
+    #[inline(always)]
+    fn step_blocked_or_reference(&mut self, hash: u64, s: usize) -> bool {
+        if self.count == self.g || s > 64 {
+            self.step_reference(hash)
+        } else {
+            self.step_blocked(hash, s)
+        }
+    }
+
+    /// A blocked filter's batch: the step inlined into the loop, unrolled for the slice
+    /// counts of the paper's configurations (7 = (4, 3), 12 = (7, 5), 16 = (8, 8)), and each
+    /// element's block prefetched [`PREFETCH_DISTANCE`] elements ahead above
+    /// [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS) (in cache the prefetches cost
+    /// 1.9 ns of 17.7 per element at 64 Kbit).
+    /// Same verdicts and state as [`step`](DuplicateFilter::step) element by element (tested).
+    ///
+    /// [`PREFETCH_DISTANCE`]: crate::PREFETCH_DISTANCE
+    fn blocked_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
+        match self.s {
+            7 => self.blocked_batch_with(hashes, out, 7),
+            12 => self.blocked_batch_with(hashes, out, 12),
+            16 => self.blocked_batch_with(hashes, out, 16),
+            s => self.blocked_batch_with(hashes, out, s),
+        }
+    }
+
+    #[inline(always)]
+    fn blocked_batch_with(&mut self, hashes: &[u64], out: &mut [bool], s: usize) {
+        assert!(out.len() >= hashes.len(), "output buffer too short");
+        const AHEAD: usize = crate::PREFETCH_DISTANCE;
+        if self.memory_bits() <= crate::PREFETCH_ABOVE_BITS {
+            for (o, &h) in out.iter_mut().zip(hashes) {
+                *o = self.step_blocked_or_reference(h, s);
+            }
+            return;
+        }
+        for &h in hashes.iter().take(AHEAD) {
+            self.prefetch(h);
+        }
+        for (i, &h) in hashes.iter().enumerate() {
+            if let Some(&ahead) = hashes.get(i + AHEAD) {
+                self.prefetch(ahead);
+            }
+            out[i] = self.step_blocked_or_reference(h, s);
+        }
     }
 }
 
@@ -700,8 +756,7 @@ impl DuplicateFilter for Apbf {
         }
         match self.layout {
             Layout::Plain => self.step_plain(hash),
-            Layout::Blocked if self.s <= 64 => self.step_blocked(hash),
-            Layout::Blocked => self.step_reference(hash),
+            Layout::Blocked => self.step_blocked_or_reference(hash, self.s),
         }
     }
 
@@ -727,10 +782,16 @@ impl DuplicateFilter for Apbf {
         }
     }
 
-    /// Prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS).
+    /// Plain: prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS).
+    /// Blocked: [`blocked_batch`](Self::blocked_batch).
     fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
-        let bits = self.memory_bits();
-        crate::sized_batch(self, bits, hashes, out);
+        match self.layout {
+            Layout::Plain => {
+                let bits = self.memory_bits();
+                crate::sized_batch(self, bits, hashes, out);
+            }
+            Layout::Blocked => self.blocked_batch(hashes, out),
+        }
     }
 
     fn memory_bits(&self) -> u64 {
@@ -781,6 +842,9 @@ impl DuplicateFilter for ApbfBlocked {
     #[inline(always)]
     fn prefetch(&self, hash: u64) {
         self.0.prefetch(hash)
+    }
+    fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
+        self.0.step_batch(hashes, out)
     }
     fn memory_bits(&self) -> u64 {
         self.0.memory_bits()
@@ -947,12 +1011,24 @@ mod tests {
     ];
 
     #[cfg(feature = "serde")]
-    /// (positives, final ones, digest) of `f` on the conformance stream.
-    fn verdict_digest(f: &mut Apbf) -> (u64, u64, u64) {
+    /// (positives, final ones, digest) of `f` on the conformance stream, stepped one by one
+    /// or, `batch`, through `step_batch` in blocks of 4096.
+    fn verdict_digest(f: &mut Apbf, batch: bool) -> (u64, u64, u64) {
         let (mut positives, mut digest) = (0u64, 0xcbf2_9ce4_8422_2325u64);
-        for i in 0..262_144u64 {
-            let key = reduce(crate::hash::mix64(i + 0x636f_6e66), 65_536);
-            let dup = f.step(hash_key(key, 1));
+        let hashes: Vec<u64> = (0..262_144u64)
+            .map(|i| hash_key(reduce(crate::hash::mix64(i + 0x636f_6e66), 65_536), 1))
+            .collect();
+        let mut verdicts = vec![false; hashes.len()];
+        if batch {
+            for (h, o) in hashes.chunks(4096).zip(verdicts.chunks_mut(4096)) {
+                f.step_batch(h, o);
+            }
+        } else {
+            for (h, o) in hashes.iter().zip(verdicts.iter_mut()) {
+                *o = f.step(*h);
+            }
+        }
+        for (i, &dup) in (0u64..).zip(&verdicts) {
             positives += u64::from(dup);
             digest = (digest ^ u64::from(dup) ^ (i << 1)).wrapping_mul(0x0100_0000_01b3);
         }
@@ -971,8 +1047,14 @@ mod tests {
             } else {
                 Apbf::new(budget, &p, 0).unwrap()
             };
-            let (positives, ones, digest) = verdict_digest(&mut f);
+            let mut batched = f.clone();
+            let (positives, ones, digest) = verdict_digest(&mut f, false);
             got.push((blocked, toml_text, positives, ones, digest));
+            assert_eq!(
+                verdict_digest(&mut batched, true),
+                (positives, ones, digest),
+                "{toml_text}: step_batch differs from step"
+            );
         }
         for g in &got {
             eprintln!("({}, {:?}, {}, {}, {:#x}),", g.0, g.1, g.2, g.3, g.4);
@@ -1291,6 +1373,61 @@ mod tests {
                 prop_assert_eq!(f.ones, r.ones);
             }
             prop_assert_eq!(&f.slice_ones, &r.slice_ones);
+        }
+    }
+
+    /// A blocked batch (unrolled step, prefetches above `PREFETCH_ABOVE_BITS`) gives the
+    /// verdicts and leaves the state of the straightforward query-then-insert, element by
+    /// element: 2^17 elements of a stream with repeats, in uneven batches, for the unrolled
+    /// slice counts (7, 12, 16) and others (5, 64, 70: the fallback beyond 64 slices), in
+    /// cache and above the prefetch threshold, with generations short enough to shift hundreds
+    /// of times.
+    #[test]
+    fn blocked_batch_equals_query_then_insert() {
+        for (k, l, g, budget) in [
+            (4u32, 3u32, 1000u64, 1u64 << 16),
+            (4, 3, 3000, crate::PREFETCH_ABOVE_BITS * 2),
+            (7, 5, 700, 1 << 20),
+            (7, 5, 5000, crate::PREFETCH_ABOVE_BITS * 4),
+            (8, 8, 500, 1 << 18),
+            (2, 3, 300, 1 << 14),
+            (60, 4, 400, 1 << 20),
+            (3, 67, 200, 1 << 20),
+        ] {
+            let p = ApbfParams {
+                g: Some(g),
+                ..ApbfParams::with_kl(k, l)
+            };
+            let mut f = Apbf::new_blocked(budget, &p, 0).unwrap();
+            let mut r = f.clone();
+            let keys: Vec<u64> = (0..1u64 << 17)
+                .map(|i| hash_key(reduce(crate::hash::mix64(i), 1 + i / 2), 3))
+                .collect();
+            let mut out = vec![false; keys.len()];
+            let mut at = 0;
+            for len in [1usize, 31, 32, 33, 4096, 77].iter().cycle() {
+                let end = (at + len).min(keys.len());
+                f.step_batch(&keys[at..end], &mut out[at..end]);
+                at = end;
+                if at == keys.len() {
+                    break;
+                }
+            }
+            let expected: Vec<bool> = keys.iter().map(|&h| r.step_reference(h)).collect();
+            let (dups, shifts) = (
+                expected.iter().filter(|&&d| d).count(),
+                keys.len() as u64 / g,
+            );
+            assert!(
+                dups > 1000 && shifts > 20,
+                "({k}, {l}): {dups} duplicates, {shifts} shifts"
+            );
+            assert!(
+                out == expected,
+                "({k}, {l}, g {g}, {budget} bits): verdicts differ"
+            );
+            assert!(f.words == r.words, "({k}, {l}): state differs");
+            assert_eq!((f.head, f.count, f.ones), (r.head, r.count, r.ones));
         }
     }
 
