@@ -269,14 +269,19 @@ pub struct Apbf {
     head: usize,
     /// Insertions in the current generation.
     count: u64,
-    /// Plain: bits set in each physical slice (so that a shift need not count the slice it
-    /// clears; their sum is the occupancy). Blocked: unused (empty).
+    /// Plain and tiled: bits set in each physical slice (so that a shift need not count the
+    /// slice it clears; plain: their sum is the occupancy). Interleaved: unused (empty).
     slice_ones: Vec<u64>,
-    /// Blocked: bits set in all slices (a shift counts the words it clears). Plain: unused (0).
+    /// Blocked: bits set in all slices (an interleaved shift counts the words it clears).
+    /// Plain: unused (0).
     ones: u64,
     /// Plain: the query reads every slice's bit (at most 64 slices, in cache) rather than
     /// scanning with early exit.
     probe_all: bool,
+    /// Blocked: the blocks are stored tiled ([`blocked_tiled`]): eight blocks per tile, each
+    /// slice's eight words of a tile in one line. Otherwise interleaved: block `b`'s `k + l`
+    /// words contiguous. Plain: false.
+    tiled: bool,
 }
 
 const BLOCK_SALT: u64 = 0xb10c_ed5a_17ab_1e00;
@@ -300,7 +305,15 @@ impl Apbf {
             Layout::Plain => r.m.div_ceil(64) as usize,
             Layout::Blocked => (r.m / 64) as usize,
         };
-        let n_words = stride.checked_mul(s).ok_or(Error::CapacityTooLarge {
+        let tiled = layout == Layout::Blocked && blocked_tiled(r.k, r.l, r.m, r.g);
+        // Tiled: the last tile is padded to eight blocks (words never set, outside the
+        // structure's memory).
+        let units = if tiled {
+            stride.div_ceil(TILE) * TILE
+        } else {
+            stride
+        };
+        let n_words = units.checked_mul(s).ok_or(Error::CapacityTooLarge {
             structure: layout.name(),
             bits: u64::MAX,
         })?;
@@ -328,11 +341,12 @@ impl Apbf {
             head: 0,
             count: 0,
             slice_ones: match layout {
-                Layout::Plain => vec![0; s],
-                Layout::Blocked => vec![],
+                Layout::Blocked if !tiled => vec![],
+                _ => vec![0; s],
             },
             ones: 0,
             probe_all: s <= 64 && n_words <= IN_CACHE_WORDS,
+            tiled,
         })
     }
 
@@ -407,7 +421,10 @@ impl Apbf {
                         .map(|w| u64::from(w.count_ones()))
                         .sum(),
                     Layout::Blocked => (0..self.stride)
-                        .map(|b| u64::from(self.words[self.base + b * self.s + phys].count_ones()))
+                        .map(|b| {
+                            let (start, step) = self.block_start(b);
+                            u64::from(self.words[start + phys * step].count_ones())
+                        })
                         .sum(),
                 };
                 ones as f64 / self.m as f64
@@ -437,8 +454,20 @@ impl Apbf {
                 // measurably raised the rate above the model.)
                 let chunk = rehash(hash, BLOCK_SALT ^ (phys / 10) as u64);
                 let i = (chunk >> ((phys % 10) * 6)) & 63;
-                (self.base + block * self.s + phys, 1u64 << i)
+                let (start, step) = self.block_start(block);
+                (start + phys * step, 1u64 << i)
             }
+        }
+    }
+
+    /// Blocked: the index of block `b`'s word in physical slice 0, and the distance from one
+    /// slice's word to the next (1 interleaved, [`TILE`] tiled).
+    #[inline(always)]
+    fn block_start(&self, b: usize) -> (usize, usize) {
+        if self.tiled {
+            (self.base + b / TILE * TILE * self.s + b % TILE, TILE)
+        } else {
+            (self.base + b * self.s, 1)
         }
     }
 
@@ -482,7 +511,12 @@ impl Apbf {
             let new = u64::from(*word & mask == 0);
             match self.layout {
                 Layout::Plain => self.slice_ones[phys] += new,
-                Layout::Blocked => self.ones += new,
+                Layout::Blocked => {
+                    self.ones += new;
+                    if let Some(ones) = self.slice_ones.get_mut(phys) {
+                        *ones += new;
+                    }
+                }
             }
             *word |= mask;
         }
@@ -503,6 +537,20 @@ impl Apbf {
             // slices are sparse (fewer set bits on average than an eighth of a slice's words)
             // only non-zero words are written, so most lines are read and left clean (no
             // write-back); otherwise every word is written, without a branch on its value.
+            // Tiled: the slice's line of every tile, zeroed by non-temporal stores: written,
+            // never read (its bits are counted in `slice_ones`).
+            Layout::Blocked if self.tiled => {
+                let span = TILE * self.s;
+                let first = self.base + phys * TILE;
+                for t in 0..self.stride.div_ceil(TILE) {
+                    let at = first + t * span;
+                    for line in self.words[at..at + TILE].chunks_exact_mut(LINE_WORDS) {
+                        crate::raw::stream_zero_line(line);
+                    }
+                }
+                crate::raw::stream_fence();
+                self.ones -= self.slice_ones[phys];
+            }
             Layout::Blocked => {
                 let (s, n) = (self.s, self.stride);
                 const AHEAD: usize = 64;
@@ -520,8 +568,8 @@ impl Apbf {
                 self.ones -= cleared;
             }
         }
-        if self.layout == Layout::Plain {
-            self.slice_ones[phys] = 0;
+        if let Some(ones) = self.slice_ones.get_mut(phys) {
+            *ones = 0;
         }
         self.count = 0;
     }
@@ -529,6 +577,9 @@ impl Apbf {
 
 /// Words in a 64-byte cache line.
 const LINE_WORDS: usize = 8;
+
+/// [`TILE_BLOCKS`], short.
+const TILE: usize = TILE_BLOCKS;
 
 /// Plain APBFs of at most this many words (1 MiB) read every slice's bit on a query instead of
 /// scanning with early exit (same verdict): a core's L2 holds them.
@@ -655,31 +706,39 @@ impl Apbf {
     /// gets this body with the loop unrolled: each word's bit position is then a constant
     /// shift of its chunk and each word's store branch its own (the roofline's 64 Kbit
     /// `(7, 5)` row, key generation included, from 25.3 to 17.7 ns per element).
+    ///
+    /// `step` is the distance between a block's words of consecutive slices
+    /// ([`block_start`](Self::block_start)), passed as a literal too.
     #[inline(always)]
-    fn step_blocked(&mut self, hash: u64, s: usize) -> bool {
-        debug_assert!(s == self.s && s <= 64);
+    fn step_blocked(&mut self, hash: u64, s: usize, step: usize) -> bool {
+        debug_assert!(s == self.s && s <= 64 && step == self.block_start(0).1);
         let (k, head) = (self.k, self.head);
         let block = reduce(hash, self.stride as u64) as usize;
         let all = u64::MAX >> (64 - s);
         let newest = u64::MAX >> (64 - k);
         // The k newest positions in physical order.
         let ins = rotate_left(newest, head, s, all);
-        let start = self.base + block * s;
-        let words = &mut self.words[start..start + s];
+        let (start, _) = self.block_start(block);
+        let words = &mut self.words[start..start + (s - 1) * step + 1];
+        let slice_ones = &mut self.slice_ones[..if step == 1 { 0 } else { s }];
         let mut phys_bits = 0u64;
-        for (c, chunk_words) in words.chunks_mut(10).enumerate() {
+        for (c, chunk_words) in words.chunks_mut(10 * step).enumerate() {
             // Six independent bits per slice, ten slices per 64-bit mix (see `locate`).
             let mut chunk = rehash(hash, BLOCK_SALT ^ c as u64);
             let set = ins >> (c * 10);
-            for (t, w) in chunk_words.iter_mut().enumerate() {
+            for (t, w) in chunk_words.iter_mut().step_by(step).enumerate() {
                 let i = chunk & 63;
                 chunk >>= 6;
                 let old = *w;
-                phys_bits |= (old >> i & 1) << (c * 10 + t);
+                let bit = old >> i & 1;
+                phys_bits |= bit << (c * 10 + t);
                 // Only the insertion's words are written (a line it does not set stays
                 // clean); which they are changes once a generation, so the branch predicts.
                 if set >> t & 1 == 1 {
                     *w = old | 1 << i;
+                    if step != 1 {
+                        slice_ones[c * 10 + t] += 1 - bit;
+                    }
                 }
             }
         }
@@ -691,11 +750,11 @@ impl Apbf {
 
     /// [`step`](DuplicateFilter::step) of a blocked filter with `s = self.s` slices.
     #[inline(always)]
-    fn step_blocked_or_reference(&mut self, hash: u64, s: usize) -> bool {
+    fn step_blocked_or_reference(&mut self, hash: u64, s: usize, step: usize) -> bool {
         if self.count == self.g || s > 64 {
             self.step_reference(hash)
         } else {
-            self.step_blocked(hash, s)
+            self.step_blocked(hash, s, step)
         }
     }
 
@@ -708,21 +767,24 @@ impl Apbf {
     ///
     /// [`PREFETCH_DISTANCE`]: crate::PREFETCH_DISTANCE
     fn blocked_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
-        match self.s {
-            7 => self.blocked_batch_with(hashes, out, 7),
-            12 => self.blocked_batch_with(hashes, out, 12),
-            16 => self.blocked_batch_with(hashes, out, 16),
-            s => self.blocked_batch_with(hashes, out, s),
+        match (self.s, self.tiled) {
+            (7, false) => self.blocked_batch_with(hashes, out, 7, 1),
+            (12, false) => self.blocked_batch_with(hashes, out, 12, 1),
+            (16, false) => self.blocked_batch_with(hashes, out, 16, 1),
+            (7, true) => self.blocked_batch_with(hashes, out, 7, TILE),
+            (12, true) => self.blocked_batch_with(hashes, out, 12, TILE),
+            (16, true) => self.blocked_batch_with(hashes, out, 16, TILE),
+            (s, _) => self.blocked_batch_with(hashes, out, s, self.block_start(0).1),
         }
     }
 
     #[inline(always)]
-    fn blocked_batch_with(&mut self, hashes: &[u64], out: &mut [bool], s: usize) {
+    fn blocked_batch_with(&mut self, hashes: &[u64], out: &mut [bool], s: usize, step: usize) {
         assert!(out.len() >= hashes.len(), "output buffer too short");
         const AHEAD: usize = crate::PREFETCH_DISTANCE;
         if self.memory_bits() <= crate::PREFETCH_ABOVE_BITS {
             for (o, &h) in out.iter_mut().zip(hashes) {
-                *o = self.step_blocked_or_reference(h, s);
+                *o = self.step_blocked_or_reference(h, s, step);
             }
             return;
         }
@@ -733,7 +795,7 @@ impl Apbf {
             if let Some(&ahead) = hashes.get(i + AHEAD) {
                 self.prefetch(ahead);
             }
-            out[i] = self.step_blocked_or_reference(h, s);
+            out[i] = self.step_blocked_or_reference(h, s, step);
         }
     }
 }
@@ -756,7 +818,10 @@ impl DuplicateFilter for Apbf {
         }
         match self.layout {
             Layout::Plain => self.step_plain(hash),
-            Layout::Blocked => self.step_blocked_or_reference(hash, self.s),
+            Layout::Blocked => {
+                let step = self.block_start(0).1;
+                self.step_blocked_or_reference(hash, self.s, step)
+            }
         }
     }
 
@@ -768,6 +833,13 @@ impl DuplicateFilter for Apbf {
                 for pos in 0..self.k as usize {
                     let (w, _) = self.locate(hash, &dh, 0, self.physical(pos));
                     crate::raw::prefetch_word(&self.words, w);
+                }
+            }
+            Layout::Blocked if self.tiled => {
+                // One line per slice.
+                let (start, step) = self.block_start(reduce(hash, self.stride as u64) as usize);
+                for t in 0..self.s {
+                    crate::raw::prefetch_word(&self.words, start + t * step);
                 }
             }
             Layout::Blocked => {
@@ -1380,10 +1452,11 @@ mod tests {
     /// verdicts and leaves the state of the straightforward query-then-insert, element by
     /// element: 2^17 elements of a stream with repeats, in uneven batches, for the unrolled
     /// slice counts (7, 12, 16) and others (5, 64, 70: the fallback beyond 64 slices), in
-    /// cache and above the prefetch threshold, with generations short enough to shift hundreds
-    /// of times.
+    /// cache and above the prefetch threshold, interleaved and tiled, with generations short
+    /// enough to shift dozens to thousands of times.
     #[test]
     fn blocked_batch_equals_query_then_insert() {
+        let mut storages = [0; 2];
         for (k, l, g, budget) in [
             (4u32, 3u32, 1000u64, 1u64 << 16),
             (4, 3, 3000, crate::PREFETCH_ABOVE_BITS * 2),
@@ -1393,12 +1466,21 @@ mod tests {
             (2, 3, 300, 1 << 14),
             (60, 4, 400, 1 << 20),
             (3, 67, 200, 1 << 20),
+            // Tiled (`blocked_tiled`): generations short against the number of blocks.
+            (4, 3, 200, 1 << 20),
+            (7, 5, 500, 1 << 24),
+            (8, 8, 200, 1 << 22),
+            (3, 2, 100, 1 << 20),
+            (60, 4, 10, 1 << 22),
+            (3, 67, 3, 1 << 20),
         ] {
             let p = ApbfParams {
                 g: Some(g),
                 ..ApbfParams::with_kl(k, l)
             };
             let mut f = Apbf::new_blocked(budget, &p, 0).unwrap();
+            assert_eq!(f.tiled, blocked_tiled(k, l, f.m, g));
+            storages[usize::from(f.tiled)] += 1;
             let mut r = f.clone();
             let keys: Vec<u64> = (0..1u64 << 17)
                 .map(|i| hash_key(reduce(crate::hash::mix64(i), 1 + i / 2), 3))
@@ -1414,12 +1496,24 @@ mod tests {
                 }
             }
             let expected: Vec<bool> = keys.iter().map(|&h| r.step_reference(h)).collect();
+            if f.tiled {
+                // The same filter stored interleaved (its allocation is large enough): the
+                // storage moves words, not verdicts.
+                let mut twin = Apbf::new_blocked(budget, &p, 0).unwrap();
+                twin.tiled = false;
+                let mut twin_out = vec![false; keys.len()];
+                for (h, o) in keys.chunks(4096).zip(twin_out.chunks_mut(4096)) {
+                    twin.step_batch(h, o);
+                }
+                assert!(twin_out == expected, "({k}, {l}): interleaved twin differs");
+                assert_eq!(twin.fill_ratios(), r.fill_ratios());
+            }
             let (dups, shifts) = (
                 expected.iter().filter(|&&d| d).count(),
                 keys.len() as u64 / g,
             );
             assert!(
-                dups > 1000 && shifts > 20,
+                dups > 500 && shifts > 20,
                 "({k}, {l}): {dups} duplicates, {shifts} shifts"
             );
             assert!(
@@ -1428,7 +1522,15 @@ mod tests {
             );
             assert!(f.words == r.words, "({k}, {l}): state differs");
             assert_eq!((f.head, f.count, f.ones), (r.head, r.count, r.ones));
+            assert_eq!(
+                f.ones,
+                f.fill_ratios()
+                    .iter()
+                    .map(|r| (r * f.m as f64).round() as u64)
+                    .sum()
+            );
         }
+        assert_eq!(storages, [8, 6], "interleaved and tiled cases");
     }
 
     #[test]
