@@ -45,7 +45,13 @@
 //! slices ([`cells_per_element`] averages them). A shift clears word `j` of every block (a
 //! strided pass, once per `g` insertions). Blocks receive unequal loads (Poisson with mean
 //! `g·64/m` per generation), which raises the rate above the unblocked one;
-//! [`blocked_false_positive_rate`] evaluates that model.
+//! [`blocked_false_positive_rate`] evaluates that model. A filter much larger than its
+//! generation ([`blocked_tiled`]: its interleaved shift would touch more lines per element than
+//! `k + l`) stores the same words *tiled* instead: 64 consecutive blocks per tile, each slice's
+//! 64 words of a tile contiguous. A step then touches `k + l` lines, one per slice, and a shift
+//! an eighth as many lines as interleaved, which it writes with non-temporal stores without
+//! reading them (each slice's bits are counted as they are set). Only where a word lives
+//! changes: the bits, and so the verdicts, are the same (tested).
 //!
 //! **Speed.** A step within a generation is fused: the insertion's `k` cells are read before
 //! being set and answer the query's probes below position `k`; a plain filter in cache
@@ -55,12 +61,13 @@
 //! same pass over its words (`k + l ≤ 64`; only the insertion's `k` words are written, so a
 //! line it does not set stays clean), every line of the block prefetched. The step that
 //! ends a generation, and blocked filters of more than 64 slices, query then insert as above
-//! (same verdicts and state, tested). Each plain slice keeps its count of set bits, so a shift
+//! (same verdicts and state, tested). A blocked batch inlines its step, unrolled for 7, 12 and
+//! 16 slices, and prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS). Each plain slice keeps its count of set bits, so a shift
 //! writes its slice without reading it (a memset); a blocked filter keeps the total instead,
 //! and its shift reads word `j` of every block, counting its bits, and writes only non-zero
-//! ones when the slices are sparse. The clearing, `m/g` bits per element, is inherent and
-//! dominates out of cache in a filter much larger than its window
-//! ([`cleared_lines_per_element`]).
+//! ones when the slices are sparse (a tiled one writes the slice's lines unread, as above).
+//! The clearing, `m/g` bits per element, is inherent and dominates out of cache in a filter
+//! much larger than its window ([`cleared_lines_per_element`]).
 //!
 //! Readings (the paper's full text was not available here; its abstract, and the public
 //! implementations that cite it — CrowdStrike's Go `apbf`, decred's `container/apbf`, and
@@ -855,7 +862,8 @@ impl DuplicateFilter for Apbf {
     }
 
     /// Plain: prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS).
-    /// Blocked: [`blocked_batch`](Self::blocked_batch).
+    /// Blocked: the step inlined and unrolled for 7, 12 and 16 slices, prefetching above
+    /// [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS) only (see the module documentation).
     fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
         match self.layout {
             Layout::Plain => {
@@ -1420,6 +1428,19 @@ mod tests {
         assert!((sparse - 4.0 - clear).abs() < 0.01, "{sparse}");
         // k = 7, l = 5 blocked: 12 words span 2 lines at either offset (0 or 32 bytes).
         assert_eq!(cells_per_element(7, 5, 64, 1, true), 2.0 + 1.0);
+        // The roofline's (7, 5), window 65,536 (g = 13,107), at 512 MB: m/64 = 5,592,405
+        // blocks, interleaved 427 cleared lines per element > 12, so tiled: 12 lines per
+        // step and the slice's 8 lines of each of 87,382 tiles per generation.
+        let m = (512u64 << 23) / 12 / 64 * 64;
+        assert!(blocked_tiled(7, 5, m, 13_107));
+        let tiled = 87_382.0 * 8.0 / 13_107.0;
+        assert!((cleared_lines_per_element(7, 5, m, 13_107, true) - tiled).abs() < 1e-9);
+        assert!((cells_per_element(7, 5, m, 13_107, true) - 12.0 - tiled).abs() < 1e-9);
+        // At the paper's sizing (g = m ln 2 / k) the clearing is k/(64 ln 2) lines: interleaved.
+        let m = (1u64 << 31) / 12 / 64 * 64;
+        assert!(!blocked_tiled(7, 5, m, (m as f64 * LN_2 / 7.0) as u64));
+        // At 8 MiB, 6.7 cleared lines < 12: interleaved.
+        assert!(!blocked_tiled(7, 5, (8u64 << 23) / 12 / 64 * 64, 13_107));
     }
 
     proptest! {
