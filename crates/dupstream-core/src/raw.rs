@@ -114,3 +114,27 @@ fn advise_huge_pages(words: &[u64]) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_words: &[u64]) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every line of an array, aligned or not (a word off: the plain stores), zeroed alone:
+    /// its eight words become 0 and the words around it keep their value.
+    #[test]
+    fn stream_zero_line_zeroes_exactly_its_line() {
+        let mut words = zeroed_words(64 + 8);
+        let base = (8 - (words.as_ptr() as usize / 8) % 8) % 8;
+        for offset in [base, base + 1] {
+            for line in 0..6 {
+                words.fill(u64::MAX);
+                let at = offset + line * 8;
+                stream_zero_line(&mut words[at..at + 8]);
+                stream_fence();
+                for (i, &w) in words.iter().enumerate() {
+                    assert_eq!(w == 0, (at..at + 8).contains(&i), "word {i}, line at {at}");
+                }
+            }
+        }
+    }
+}
