@@ -850,13 +850,12 @@ impl DuplicateFilter for Apbf {
                 }
             }
             Layout::Blocked => {
-                let base = self.base + reduce(hash, self.stride as u64) as usize * self.s;
-                // Every line of the block: its word at each multiple of 8 and its last word.
-                let last = base + self.s - 1;
-                for w in (base..last).step_by(LINE_WORDS) {
-                    crate::raw::prefetch_word(&self.words, w);
+                // Every line of the block, once (lines start at `self.base` + multiples of 8).
+                let first = reduce(hash, self.stride as u64) as usize * self.s;
+                let last = first + self.s - 1;
+                for line in first / LINE_WORDS..=last / LINE_WORDS {
+                    crate::raw::prefetch_word(&self.words, self.base + line * LINE_WORDS);
                 }
-                crate::raw::prefetch_word(&self.words, last);
             }
         }
     }
