@@ -306,7 +306,8 @@ pub const TILE_BLOCKS: usize = 64;
 /// contiguous: a step touches the one to three lines they span, and a shift, which clears
 /// word `j` of every block, touches a line per block (and the hardware reads all of them).
 /// Tiled, [`TILE_BLOCKS`] consecutive blocks form a tile in which each slice's words are
-/// contiguous (eight lines): a step touches `k + l` lines (one per slice, 512 bytes apart),
+/// contiguous (eight lines; the blocks past the last full tile form a shorter one, so nothing
+/// is padded): a step touches `k + l` lines (one per slice, 512 bytes apart),
 /// and a shift clears whole lines of the slice alone, an eighth as many, written without
 /// being read (non-temporal stores; the slice's bits are counted as they are set).
 pub fn blocked_tiled(k: u32, l: u32, m: u64, g: u64) -> bool {

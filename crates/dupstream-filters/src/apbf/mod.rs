@@ -313,14 +313,7 @@ impl Apbf {
             Layout::Blocked => (r.m / 64) as usize,
         };
         let tiled = layout == Layout::Blocked && blocked_tiled(r.k, r.l, r.m, r.g);
-        // Tiled: the last tile is padded to eight blocks (words never set, outside the
-        // structure's memory).
-        let units = if tiled {
-            stride.div_ceil(TILE) * TILE
-        } else {
-            stride
-        };
-        let n_words = units.checked_mul(s).ok_or(Error::CapacityTooLarge {
+        let n_words = stride.checked_mul(s).ok_or(Error::CapacityTooLarge {
             structure: layout.name(),
             bits: u64::MAX,
         })?;
@@ -468,14 +461,25 @@ impl Apbf {
     }
 
     /// Blocked: the index of block `b`'s word in physical slice 0, and the distance from one
-    /// slice's word to the next (1 interleaved, [`TILE`] tiled).
+    /// slice's word to the next (1 interleaved, [`TILE`] in a full tile). The blocks past the
+    /// last full tile form a last tile of their own, as many words per slice as they are.
     #[inline(always)]
     fn block_start(&self, b: usize) -> (usize, usize) {
-        if self.tiled {
+        let full = self.stride / TILE * TILE;
+        if !self.tiled {
+            (self.base + b * self.s, 1)
+        } else if b < full {
             (self.base + b / TILE * TILE * self.s + b % TILE, TILE)
         } else {
-            (self.base + b * self.s, 1)
+            (self.base + full * self.s + (b - full), self.stride - full)
         }
+    }
+
+    /// The distance between a block's words of consecutive slices in a full tile (tiled) or
+    /// any block (interleaved).
+    #[inline(always)]
+    fn word_step(&self) -> usize {
+        if self.tiled { TILE } else { 1 }
     }
 
     #[inline(always)]
@@ -549,11 +553,18 @@ impl Apbf {
             Layout::Blocked if self.tiled => {
                 let span = TILE * self.s;
                 let first = self.base + phys * TILE;
-                for t in 0..self.stride.div_ceil(TILE) {
+                let full = self.stride / TILE;
+                for t in 0..full {
                     let at = first + t * span;
                     for line in self.words[at..at + TILE].chunks_exact_mut(LINE_WORDS) {
                         crate::raw::stream_zero_line(line);
                     }
+                }
+                // The last, partial tile (plain stores where its words do not fill a line).
+                let rest = self.stride - full * TILE;
+                let at = self.base + full * span + phys * rest;
+                for line in self.words[at..at + rest].chunks_mut(LINE_WORDS) {
+                    crate::raw::stream_zero_line(line);
                 }
                 crate::raw::stream_fence();
                 self.ones -= self.slice_ones[phys];
@@ -718,7 +729,7 @@ impl Apbf {
     /// ([`block_start`](Self::block_start)), passed as a literal too.
     #[inline(always)]
     fn step_blocked(&mut self, hash: u64, s: usize, step: usize) -> bool {
-        debug_assert!(s == self.s && s <= 64 && step == self.block_start(0).1);
+        debug_assert!(s == self.s && s <= 64 && step == self.word_step());
         let (k, head) = (self.k, self.head);
         let block = reduce(hash, self.stride as u64) as usize;
         let all = u64::MAX >> (64 - s);
@@ -755,10 +766,13 @@ impl Apbf {
         has_run(logical, k)
     }
 
-    /// [`step`](DuplicateFilter::step) of a blocked filter with `s = self.s` slices.
+    /// [`step`](DuplicateFilter::step) of a blocked filter with `s = self.s` slices. A tiled
+    /// block in the last, partial tile takes the reference step too (its words are not `step`
+    /// apart).
     #[inline(always)]
     fn step_blocked_or_reference(&mut self, hash: u64, s: usize, step: usize) -> bool {
-        if self.count == self.g || s > 64 {
+        let partial = || reduce(hash, self.stride as u64) as usize >= self.stride / TILE * TILE;
+        if self.count == self.g || s > 64 || (step != 1 && partial()) {
             self.step_reference(hash)
         } else {
             self.step_blocked(hash, s, step)
@@ -781,7 +795,7 @@ impl Apbf {
             (7, true) => self.blocked_batch_with(hashes, out, 7, TILE),
             (12, true) => self.blocked_batch_with(hashes, out, 12, TILE),
             (16, true) => self.blocked_batch_with(hashes, out, 16, TILE),
-            (s, _) => self.blocked_batch_with(hashes, out, s, self.block_start(0).1),
+            (s, _) => self.blocked_batch_with(hashes, out, s, self.word_step()),
         }
     }
 
@@ -826,7 +840,7 @@ impl DuplicateFilter for Apbf {
         match self.layout {
             Layout::Plain => self.step_plain(hash),
             Layout::Blocked => {
-                let step = self.block_start(0).1;
+                let step = self.word_step();
                 self.step_blocked_or_reference(hash, self.s, step)
             }
         }
