@@ -267,15 +267,9 @@ pub fn line_ns(budget_bits: u64) -> f64 {
 /// of [`KICK_NS`] ([`kick_row`]), which are finer than [`LEVELS`] where the table leaves L2 or
 /// changes host layout.
 ///
-/// The cost differs by geometry several times over, so one row does not price the others.
-/// The roofline measured, per relocation at 64 Kbit and 1 Mbit: 1.6–4.4 ns for `b = 1, f = 3`
-/// and `f = 6` (linked or a byte per cell), 9–10 ns for `b = 1, f = 12` (packed bits), 15 ns
-/// for `b = 4, f = 6` and 20–21 ns for `b = 4, f = 12` (packed, a random entry and a scan of
-/// the next bucket's four per kick); the leaderboard's b-model stream at `--scale 64` gave the
-/// same per relocation executed (20.4–21.2 ns for `b = 4, f = 12` at 94–189 Kbit). Priced at
-/// the `b = 1, f = 3` row alone, the leaderboard's `b = 4` cells ran 3 to 13 times their
-/// estimate and its `b = 1, f = 12` cells 2 to 5 times. The relocations counted were within
-/// 10 % of [`crate::cuckoo::kicks_per_element`] wherever the filter was saturated.
+/// The cost differs by geometry several times over (the table's rows: a linked or byte-cell
+/// `b = 1` table relocates in a few ns, a packed `b = 4` one, which scans the next bucket's
+/// four entries per kick, several times slower), so one row does not price the others.
 pub fn kick_ns(params: &crate::cuckoo::CuckooParams, budget_bits: u64) -> f64 {
     let (at, ns): (Vec<u64>, Vec<f64>) = kick_row(params.b, params.f).ns.iter().copied().unzip();
     interpolate_log(budget_bits, &at, &ns)

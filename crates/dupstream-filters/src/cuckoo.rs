@@ -355,13 +355,11 @@ fn periodic(buckets: u64, params: &CuckooParams) -> bool {
 /// (`tests::kicks_per_element_matches_saturated_filters_of_the_leaderboards_geometries`).
 ///
 /// On the leaderboard's b-model stream at `--scale 64` (2^18 elements, 236 056 distinct
-/// keys, costed with a universe of its length) the count is within 10 % (the model 3–10 %
-/// high) for every board geometry wherever the filter is saturated, 47 Kbit to 472 Kbit. Near
-/// the edge, where the table holds about as many entries as the stream has distinct keys, it
-/// is low: 39.6 kicks per element measured at 1.9 Mbit for `b = 4, f = 12`, 128 kicks, where
-/// it gives 7.9, and 6.5 for `b = 1, f = 6` where it gives none. A universe of the stream's
-/// length makes 63 % of its elements distinct where the b-model stream has 90 %: the stream
-/// saturates the filter sooner, and with more new keys, than the uniform one it is costed as.
+/// keys) the count is within 10 % (the model 3–10 % high) for every board geometry wherever
+/// the filter is saturated, 47 Kbit to 472 Kbit. Near the edge, where the table holds about as
+/// many entries as the stream has distinct keys, it depends on the universe the stream is
+/// costed on: the runner's estimate gives a Deng stream the uniform universe of as many
+/// expected distinct keys (90 % of its elements here; its length as universe would make 63 %).
 pub fn kicks_per_element(
     params: &CuckooParams,
     budget_bits: u64,

@@ -13,7 +13,7 @@
 //! stamps all `k` with `τ'`.
 //!
 //! **Ticks and the live span `L`.** With `Q = 2^(b−1) − 1`:
-//! - count window with `W ≤ Q` (the default `b = ⌈log2(W + 1)⌉ + 1`): `q = 1` element,
+//! - count window with `W ≤ Q` (the default `b = ⌈log2(W + 1)⌉ + 1`, at least 3): `q = 1` element,
 //!   `L = W`: the window exactly;
 //! - count window with `W > Q`: `q = ⌈W/Q⌉` elements, `L = ⌊W/q⌋ + 1` ticks;
 //! - time window: `q = T/Q` seconds, `L = Q + 1` ticks.

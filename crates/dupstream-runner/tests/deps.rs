@@ -95,12 +95,15 @@ fn module_files(src: &Path) -> BTreeMap<ModPath, PathBuf> {
             text.match_indices("include!(\"")
                 .filter_map(|(i, m)| {
                     let rest = &text[i + m.len()..];
-                    rest.find('"').map(|e| dir.join(&rest[..e]))
+                    rest.find('"').map(|e| {
+                        let p = dir.join(&rest[..e]);
+                        p.canonicalize().unwrap_or(p)
+                    })
                 })
                 .collect::<Vec<_>>()
         })
         .collect();
-    out.retain(|_, f| !included.contains(f));
+    out.retain(|_, f| !included.contains(&f.canonicalize().unwrap_or_else(|_| f.clone())));
     out
 }
 

@@ -47,7 +47,7 @@ pub use error::{Error, Result};
 pub use replay::{BadLinePolicy, ReplayFormat, ReplayStream};
 pub use spec::{MAX_LEN, StreamSpec};
 pub use time::{Clock, Clocked, OutOfOrder, Phases, TimeSpec, TimedStream, open_timed};
-pub use truth::{GroundTruth, Oracle, StreamStats};
+pub use truth::{GroundTruth, Oracle, StreamStats, replay_len_estimate};
 pub use window_truth::{Window, WindowOracle, WindowStats, WindowTruth};
 
 /// A started stream: fills buffers with keys until it ends.

@@ -153,8 +153,9 @@ fn plan_for(len_hint: Option<u64>, universe: Option<u64>) -> Plan {
 }
 
 /// Rough size of a replay stream without a limit, from the file size: at least 16 bytes per
-/// line, and at most 8× compression for gzip.
-pub(crate) fn replay_len_estimate(spec: &StreamSpec) -> u64 {
+/// line, and at most 8× compression for gzip (an upper bound for pricing memory); 0 for other
+/// kinds.
+pub fn replay_len_estimate(spec: &StreamSpec) -> u64 {
     if let StreamSpec::Replay { path, .. } = spec {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let factor = if is_gzip(path) { 8 } else { 1 };

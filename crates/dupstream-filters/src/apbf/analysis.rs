@@ -271,15 +271,16 @@ pub fn cells_per_element(k: u32, l: u32, m: u64, g: u64, blocked: bool) -> f64 {
 /// `⌈m/64⌉` words, contiguous, `m/(512·g)` lines per element. Blocked, interleaved: word `j` of
 /// every one of the `m/64` blocks, so every line that holds one, `(m/64)·min(1, (k+l)/8)/g` per
 /// element (all lines of the array once `k + l ≤ 8`); tiled ([`blocked_tiled`]): the slice's
-/// eight lines of every tile of 64 blocks, about `m/(512·g)`. No algorithm with these bits avoids it: the set bits of a
+/// eight lines of every tile of 64 blocks (fewer in a shorter last tile), about `m/(512·g)`. No algorithm with these bits avoids it: the set bits of a
 /// retired slice are not known without reading it. At the paper's sizing (`m = k·g/ln 2`) it
 /// is `k/(512 ln 2)` (plain) or `k/(64 ln 2)` (blocked, interleaved) lines per element; in an
 /// APBF much larger than its window it dominates, and the blocked one is then tiled.
 pub fn cleared_lines_per_element(k: u32, l: u32, m: u64, g: u64, blocked: bool) -> f64 {
     let g = g.max(1) as f64;
     if blocked && blocked_tiled(k, l, m, g as u64) {
-        let tile = TILE_BLOCKS as u64;
-        ((m / 64).div_ceil(tile) * tile / 8) as f64 / g
+        // Eight lines a full tile, and a line per eight blocks of the shorter last one.
+        let (blocks, tile) = (m / 64, TILE_BLOCKS as u64);
+        ((blocks / tile) * (tile / 8) + (blocks % tile).div_ceil(8)) as f64 / g
     } else if blocked {
         interleaved_cleared_lines(k, l, m, g)
     } else {

@@ -285,9 +285,9 @@ pub struct Apbf {
     /// Plain: the query reads every slice's bit (at most 64 slices, in cache) rather than
     /// scanning with early exit.
     probe_all: bool,
-    /// Blocked: the blocks are stored tiled ([`blocked_tiled`]): eight blocks per tile, each
-    /// slice's eight words of a tile in one line. Otherwise interleaved: block `b`'s `k + l`
-    /// words contiguous. Plain: false.
+    /// Blocked: the blocks are stored tiled ([`blocked_tiled`]): [`TILE_BLOCKS`] (64) blocks
+    /// per tile, each slice's 64 words of a tile contiguous (eight lines; the last tile may be
+    /// shorter). Otherwise interleaved: block `b`'s `k + l` words contiguous. Plain: false.
     tiled: bool,
 }
 

@@ -208,17 +208,48 @@ mod tests {
     use std::path::Path;
 
     /// A cell reading its stream from the keys held in memory gives the rows it gives reading
-    /// the stream itself, for a held kind (Zipf) with and without arrival times (for a time
-    /// window, the times go to the structures that keep time).
+    /// the stream itself, for the held kinds: Zipf, with and without arrival times (for a time
+    /// window, the times go to the structures that keep time), and replays of a log with an
+    /// offset, a limit, a malformed line skipped and the log's own times.
     #[test]
     fn held_keys_give_the_rows_of_the_stream_itself() {
         let zipf = "kind = \"zipf\"\nn = 20000\nuniverse = 3000\ns = 1.1\nseed = 3";
+        // Two logs: one with a malformed line (skipped), one without (a log's own times need
+        // every line).
+        let tmp = std::env::temp_dir();
+        let logs = ["bad", "clean"]
+            .map(|k| tmp.join(format!("dupstream-held-{k}-{}.tsv", std::process::id())));
+        for (log, bad) in logs.iter().zip([true, false]) {
+            let mut text = String::from("url\ttime\n");
+            for i in 0..6000u64 {
+                text += &format!("/page/{}\t{}\n", mix64(i) % 900, i / 10);
+                if bad && i == 2500 {
+                    text += "a line without its time\n";
+                }
+            }
+            std::fs::write(log, text).unwrap();
+        }
+        let replay = |log: &std::path::Path, bad_lines: &str| {
+            format!(
+                "kind = \"replay\"\npath = {:?}\nformat = \"tsv\"\nheader = true\ncolumn = \"url\"\nbad_lines = \"{bad_lines}\"\noffset = 100\nlimit = 5000",
+                log.display().to_string()
+            )
+        };
         let cases = [
             (zipf.to_string(), "window = 500", "window = 500"),
             (
                 format!("{zipf}\ntime = {{ process = \"poisson\", rate = 100.0 }}"),
                 "window_seconds = 5.0",
                 "window_seconds = 5.0\nrate = 100.0",
+            ),
+            (replay(&logs[0], "skip"), "window = 500", "window = 500"),
+            (
+                format!(
+                    "{}\ntime = {{ process = \"log\", column = \"time\" }}",
+                    replay(&logs[1], "fail")
+                ),
+                "window_seconds = 50.0",
+                "window_seconds = 50.0\nrate = 10.0",
             ),
         ];
         for (stream, window, tbf) in cases {
@@ -228,9 +259,9 @@ mod tests {
             let exp =
                 crate::plan::parse_with(Path::new("held.toml"), &text, None, &Registry::builtin())
                     .unwrap_or_else(|e| panic!("{e}"));
-            assert!(cost::holds_keys(&exp.streams[0]), "{stream}");
+            assert!(cost::holds_keys(&exp, 0), "{stream}");
             let (progress, cancel) = (Progress::new(0, true), Cancel::new());
-            let (mut truths, _) = truth::label(&exp, 0, &progress, &cancel).unwrap();
+            let (mut truths, _) = truth::label(&exp, 0, true, &progress, &cancel).unwrap();
             assert!(truths.held.is_some());
             let held: Vec<_> = exp
                 .cells
@@ -245,6 +276,9 @@ mod tests {
                 .collect();
             assert_eq!(held, read, "{stream}");
             assert!(held.iter().flatten().any(|r| r.fp + r.tp > 0));
+        }
+        for log in &logs {
+            let _ = std::fs::remove_file(log);
         }
     }
 

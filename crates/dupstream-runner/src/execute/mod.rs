@@ -71,7 +71,10 @@ pub fn run_all(
         // Ground truth is needed for stream statistics even when every cell is done; it is
         // cheap next to the cells.
         cancel.check()?;
-        let (truth, row) = truth::label(exp, si, progress, cancel)?;
+        // Held for the cells when at least two are left to read a dear stream
+        // (`cost::holds_keys`).
+        let hold = todo.len() >= 2 && crate::plan::cost::holdable(&exp.streams[si]);
+        let (truth, row) = truth::label(exp, si, hold, progress, cancel)?;
         progress.clear_message();
         if let Some(w) = few_duplicates(exp, si, &row) {
             progress.warn(&w);

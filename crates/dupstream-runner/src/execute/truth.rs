@@ -19,7 +19,8 @@ use std::time::Instant;
 pub struct Truths {
     pub since_start: GroundTruth,
     pub window: Option<(u64, WindowTruth)>,
-    /// The stream's keys held for its cells ([`cost::holds_keys`]); `None` when it is not held
+    /// The stream's keys held for its cells (when [`label`] was asked to hold them and they fit:
+    /// [`cost::holds_keys`]); `None` when it is not held
     /// (each cell reads it).
     pub held: Option<Held>,
 }
@@ -32,17 +33,21 @@ pub struct Held {
     pub times: Vec<f64>,
 }
 
-/// Reads stream `index` of `exp` into memory when the cost model holds it
-/// ([`cost::holds_keys`]); `None` when it does not, or when the stream outgrows
-/// [`cost::HOLD_MAX_BYTES`] (a replay of unknown length). Stops within a batch once `cancel`
-/// is set.
+/// Reads stream `index` of `exp` into memory ([`Held`]); `None` when it outgrows
+/// [`cost::HOLD_MAX_BYTES`] (a replay of unknown length, [`cost::holdable`]). Stops within a
+/// batch once `cancel` is set. Its buffers grow by doubling up to the bound, never past it.
 fn hold(exp: &Experiment, index: usize, cancel: &Cancel) -> Result<Option<Held>> {
     let case = &exp.streams[index];
-    if !cost::holds_keys(case) {
-        return Ok(None);
-    }
     let most = (cost::HOLD_MAX_BYTES / cost::held_bytes_per_element(case)) as usize;
+    let timed_stream = case.time.is_some();
     let mut held = Held::default();
+    if let Some(n) = case.spec.declared_len() {
+        let n = (n as usize).min(most);
+        held.keys.reserve_exact(n);
+        if timed_stream {
+            held.times.reserve_exact(n);
+        }
+    }
     let mut keys = vec![0u64; cost::BATCH];
     let mut times = vec![0f64; cost::BATCH];
     let mut timed = match &case.time {
@@ -63,11 +68,19 @@ fn hold(exp: &Experiment, index: usize, cancel: &Cancel) -> Result<Option<Held>>
         if got == 0 {
             return Ok(Some(held));
         }
-        if held.keys.len() + got > most {
+        let len = held.keys.len() + got;
+        if len > most {
             return Ok(None);
         }
+        if len > held.keys.capacity() {
+            let grown = (2 * held.keys.capacity()).clamp(len, most);
+            held.keys.reserve_exact(grown - held.keys.len());
+            if timed_stream {
+                held.times.reserve_exact(grown - held.times.len());
+            }
+        }
         held.keys.extend_from_slice(&keys[..got]);
-        if timed.is_some() {
+        if timed_stream {
             held.times.extend_from_slice(&times[..got]);
         }
     }
@@ -149,11 +162,12 @@ fn time_window(
 pub fn label(
     exp: &Experiment,
     index: usize,
+    hold_keys: bool,
     progress: &Progress,
     cancel: &Cancel,
 ) -> Result<(Truths, StreamRow)> {
     // A stream stopped midway ends with an error: the signal is the cause.
-    label_until(exp, index, progress, cancel).map_err(|e| match cancel.check() {
+    label_until(exp, index, hold_keys, progress, cancel).map_err(|e| match cancel.check() {
         Err(by) => by.into(),
         Ok(()) => e,
     })
@@ -162,6 +176,7 @@ pub fn label(
 fn label_until(
     exp: &Experiment,
     index: usize,
+    hold_keys: bool,
     progress: &Progress,
     cancel: &Cancel,
 ) -> Result<(Truths, StreamRow)> {
@@ -219,8 +234,12 @@ fn label_until(
     } else {
         None
     };
-    let held = hold(exp, index, cancel)
-        .with_context(|| format!("reading {} into memory", case.spec.describe()))?;
+    let held = if hold_keys {
+        hold(exp, index, cancel)
+            .with_context(|| format!("reading {} into memory", case.spec.describe()))?
+    } else {
+        None
+    };
     if let Some(h) = &held
         && h.keys.len() as u64 != truth.len()
     {
