@@ -187,24 +187,81 @@ pub fn oracle_ns(spec: &StreamSpec) -> f64 {
 }
 
 /// The universe a stream's cells are costed on (a saturating cuckoo filter's relocations
-/// depend on it): the declared universe; for a Deng stream, the uniform universe that gives
-/// its expected distinct keys ([`deng_distinct`]); else the stream's length.
+/// depend on it): for a stream whose distinct fraction is costed
+/// ([`costed_distinct_fraction`]), the uniform universe that gives as many distinct keys;
+/// else the declared universe, or the stream's length.
 fn costed_universe(spec: &StreamSpec) -> u64 {
     let n = stream_len(spec);
-    let deng = match *spec {
-        StreamSpec::DengPoisson { n, lambda, u, .. } => {
-            Some(deng_distinct(n, lambda * n as f64, u))
+    match costed_distinct_fraction(spec) {
+        Some(d) => {
+            dupstream_streams::uniform::universe_for_distinct_fraction(n, d).unwrap_or(1 << 62)
         }
-        StreamSpec::DengBModel { n, v, u, .. } => Some(deng_distinct(n, (v * n as f64).round(), u)),
-        _ => None,
-    };
-    spec.universe()
-        .or_else(|| {
-            deng.and_then(|d| {
-                dupstream_streams::uniform::universe_for_distinct_fraction(n, d / n.max(1) as f64)
+        None => spec.universe().unwrap_or(n),
+    }
+}
+
+/// The expected fraction of distinct keys of a stream whose spec gives no closed form: a Deng
+/// stream ([`deng_distinct`]), a Zipf stream ([`zipf_distinct`]; a drifting one as its plain
+/// Zipf, which it exceeds), a replay from its first keys ([`replay_distinct_fraction`]);
+/// `None` for the others (uniform and shuffled streams declare it).
+pub fn costed_distinct_fraction(spec: &StreamSpec) -> Option<f64> {
+    let per = |d: f64, n: u64| d / n.max(1) as f64;
+    match *spec {
+        StreamSpec::DengPoisson { n, lambda, u, .. } => {
+            Some(per(deng_distinct(n, lambda * n as f64, u), n))
+        }
+        StreamSpec::DengBModel { n, v, u, .. } => {
+            Some(per(deng_distinct(n, (v * n as f64).round(), u), n))
+        }
+        StreamSpec::Zipf { n, universe, s, .. } | StreamSpec::ZipfDrift { n, universe, s, .. } => {
+            remembered(format!("zipf {n} {universe} {s}"), || {
+                Some(per(zipf_distinct(n, universe, s), n))
             })
-        })
-        .unwrap_or(if deng.is_some() { 1 << 62 } else { n })
+        }
+        _ => replay_distinct_fraction(spec),
+    }
+}
+
+/// `f`'s value for `key`, computed once per process (the cost model prices every cell).
+fn remembered(key: String, f: impl FnOnce() -> Option<f64>) -> Option<f64> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static SEEN: OnceLock<Mutex<HashMap<String, Option<f64>>>> = OnceLock::new();
+    let mut seen = SEEN
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    *seen.entry(key).or_insert_with(f)
+}
+
+/// Expected distinct keys among `n` draws of a Zipf stream over `universe` ranks of exponent
+/// `s`: `Σ_r 1 − e^{−n·p_r}`, `p_r = r^{−s}/H`, summed over the first 10^4 ranks and, beyond,
+/// integrated (Simpson's rule in `ln r`, 4,096 intervals; `H`'s tail in closed form).
+pub fn zipf_distinct(n: u64, universe: u64, s: f64) -> f64 {
+    const HEAD: u64 = 10_000;
+    let (n, u, k) = (n as f64, universe as f64, universe.min(HEAD));
+    let from = k as f64 + 0.5;
+    let tail_h = if universe <= HEAD {
+        0.0
+    } else if (s - 1.0).abs() < 1e-12 {
+        ((u + 0.5) / from).ln()
+    } else {
+        ((u + 0.5).powf(1.0 - s) - from.powf(1.0 - s)) / (1.0 - s)
+    };
+    let h = (1..=k).map(|r| (r as f64).powf(-s)).sum::<f64>() + tail_h;
+    let seen = |x: f64| -(-n * x.powf(-s) / h).exp_m1();
+    let mut d: f64 = (1..=k).map(|r| seen(r as f64)).sum();
+    if universe > HEAD {
+        const M: u32 = 4096;
+        let (a, b) = (from.ln(), (u + 0.5).ln());
+        let step = (b - a) / f64::from(M);
+        let f = |t: f64| seen(t.exp()) * t.exp();
+        let inner: f64 = (1..M)
+            .map(|i| f(a + f64::from(i) * step) * if i % 2 == 1 { 4.0 } else { 2.0 })
+            .sum();
+        d += (f(a) + f(b) + inner) * step / 3.0;
+    }
+    d
 }
 
 /// Expected distinct keys of a Deng stream of `n` elements, `frequent` of them arrivals of the
@@ -249,11 +306,41 @@ fn ein(a: f64) -> f64 {
 
 /// The fraction of duplicates a stream's cells are costed at (a structure may do less for a
 /// duplicate: `dupstream_filters::calibration::ratio_at_dup`): the spec's expected fraction
-/// where it tells one, else the roofline benchmark's first stream's
+/// where it tells one, else the costed one ([`costed_distinct_fraction`]), else the roofline
+/// benchmark's first stream's
 /// ([`DUP_LOW`](dupstream_filters::calibration::DUP_LOW)).
 pub fn costed_duplicates(spec: &StreamSpec) -> f64 {
     spec.expected_duplicate_fraction()
+        .or_else(|| costed_distinct_fraction(spec).map(|d| 1.0 - d))
         .unwrap_or(dupstream_filters::calibration::DUP_LOW)
+}
+
+/// Keys of a replay read to learn its distinct fraction ([`replay_distinct_fraction`]).
+pub const REPLAY_SAMPLE: u64 = 1 << 20;
+
+/// The fraction of distinct keys among a replay's first [`REPLAY_SAMPLE`] keys (all of a
+/// shorter one: real traces run from 9 % to 38 % distinct, where no spec tells it), read once
+/// per stream and remembered for the process; `None` for other kinds, or a file that cannot be
+/// read (the run itself then says why). A longer replay's prefix repeats less than the whole.
+pub fn replay_distinct_fraction(spec: &StreamSpec) -> Option<f64> {
+    if spec.kind() != "replay" {
+        return None;
+    }
+    remembered(format!("{spec:?}"), || {
+        let mut stream = spec.open().ok()?;
+        let mut keys = vec![0u64; BATCH];
+        let (mut set, mut n) = (std::collections::HashSet::<u64>::new(), 0u64);
+        while n < REPLAY_SAMPLE {
+            let want = ((REPLAY_SAMPLE - n) as usize).min(BATCH);
+            let got = stream.fill(&mut keys[..want]).ok()?;
+            if got == 0 {
+                break;
+            }
+            set.extend(&keys[..got]);
+            n += got as u64;
+        }
+        (n > 0).then(|| set.len() as f64 / n as f64)
+    })
 }
 
 /// Estimated single-thread seconds of one cell: its fixed part ([`CELL_FIXED_SECS`]) and its

@@ -1,7 +1,7 @@
 //! The cost model's tests.
 use super::*;
 use dupstream_filters::calibration::{
-    DUP_HIGH, DUP_LOW, FILL_NS, LEVELS, RATIOS, interpolate_log, ratio_at_dup,
+    DUP_HIGH, FILL_NS, LEVELS, RATIOS, interpolate_log, ratio_at_dup,
 };
 use std::path::Path;
 
@@ -194,12 +194,15 @@ fn a_replay_costs_its_assumed_length_for_cells_and_truth_alike() {
     let n = UNKNOWN_LEN as f64;
     let cost = stream_cost(&spec);
     assert_eq!(cost.kind, "replay");
-    // A replay's fraction of duplicates is unknown before it is read: the benchmark's.
-    assert_eq!(costed_duplicates(&spec), DUP_LOW);
+    // A replay's fraction of duplicates is read from its first keys: one key, 100,000 times.
+    let dup = 1.0 - 1e-5;
+    assert!(close(costed_duplicates(&spec), dup));
+    // Costed as 2^24 draws from as many keys as give that fraction: about 168.
+    assert!((costed_universe(&spec) as f64 - 1e-5 * n).abs() <= 1.0);
     // Two cells: its keys are held for them, so the truth reads it twice and each cell
     // runs the held loop (`cell_ns`).
     assert!(holds_keys(&e, 0));
-    let bloom = bloom_by_hand(0, 0.0, DUP_LOW);
+    let bloom = bloom_by_hand(0, 0.0, dup);
     let cell = CELL_FIXED_SECS + n * (cost.cell_ns + bloom) * 1e-9;
     assert!(close(cell_secs(&e, &e.cells[0]), cell));
     assert!(close(
@@ -269,6 +272,35 @@ fn deng_streams_are_costed_at_their_distinct_keys() {
         let universe = costed_universe(spec);
         let d = dupstream_streams::uniform::expected_distinct_fraction(131_072, universe);
         assert!((d * 131_072.0 / expected - 1.0).abs() < 1e-3, "{text}");
+    }
+}
+
+/// The expected distinct keys of a Zipf stream against its ground truth's count, within 1 %
+/// (about 10^4 to 8·10^4 distinct keys: the count's own spread is under 0.5 %), with the
+/// universe within the summed head and far beyond it (the integrated tail), and the costed
+/// fraction of duplicates and universe that follow from it.
+#[test]
+fn zipf_streams_are_costed_at_their_distinct_keys() {
+    for (universe, s) in [
+        (8_000u64, 1.0),
+        (1u64 << 20, 1.0),
+        (1 << 20, 1.1),
+        (1 << 22, 0.8),
+    ] {
+        let e = exp(&format!(
+            "kind = \"zipf\"\nn = 131072\nuniverse = {universe}\ns = {s}\nseed = 9"
+        ));
+        let spec = &e.streams[0].spec;
+        let measured = GroundTruth::compute(spec).unwrap().stats().distinct as f64;
+        let expected = zipf_distinct(131_072, universe, s);
+        assert!(
+            (expected / measured - 1.0).abs() < 0.01,
+            "U = {universe}, s = {s}: {expected} against {measured}"
+        );
+        assert!(close(costed_duplicates(spec), 1.0 - expected / 131_072.0));
+        let d =
+            dupstream_streams::uniform::expected_distinct_fraction(131_072, costed_universe(spec));
+        assert!((d * 131_072.0 / expected - 1.0).abs() < 1e-3);
     }
 }
 
