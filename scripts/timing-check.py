@@ -196,7 +196,7 @@ def main():
                 row["note"] = "not rerun: the check stopped before it"
         elif args.estimate_only:
             pass
-        elif only and not row["wall_secs"]:
+        elif only and not row["wall_secs"] and est <= args.max_secs:
             row["note"] = "not rerun: not among --only"
         elif not row["wall_secs"]:
             row["note"] = f"not rerun: estimated over the check's limit of {args.max_secs:g} s"
