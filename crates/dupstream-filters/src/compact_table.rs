@@ -614,7 +614,7 @@ mod tests {
     }
 
     /// A long random run at the loads the structures use (0.76 to 0.8, clusters of tens of
-    /// slots, wrap-around), with remainders from none to 40 bits, against a HashMap: inserts and
+    /// slots, wrap-around), with remainders from none to over 40 bits, against a HashMap: inserts and
     /// removals at their located spots, value updates and sweeps; every 4096 operations every
     /// stored fingerprint's value and the table's layout invariants are checked (the values of
     /// the keys not stored are checked per operation).
