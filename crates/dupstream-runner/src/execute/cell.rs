@@ -4,7 +4,7 @@
 use crate::execute::Progress;
 use crate::execute::cancel::Cancel;
 use crate::execute::heap::HeapMeter;
-use crate::execute::truth::{Held, Truths};
+use crate::execute::truth::{Elements, Truths};
 use crate::plan::cost::BATCH;
 use crate::plan::seeds::{filter_seed, hash_seed};
 use crate::plan::units::format_bits;
@@ -12,7 +12,6 @@ use crate::plan::{Cell, Experiment};
 use crate::record::{CellTiming, RawRow};
 use anyhow::{Context, Result, anyhow, bail};
 use dupstream_filters::hash::hash_key;
-use dupstream_streams::{KeyStream, TimedStream};
 use std::time::Instant;
 
 /// Packs `verdicts` into words, 64 to a word (bit `i % 64` of word `i / 64` is verdict `i`),
@@ -53,43 +52,6 @@ fn tally(labels: &[u64], pos: u64, verdicts: &[u64], n: usize, counts: &mut [u64
     }
 }
 
-/// A cell's stream: keys, or keys with their arrival times, read from the stream or from the
-/// copy held in memory (from element `.1` on).
-enum Elements<'a> {
-    Keys(Box<dyn KeyStream>),
-    Timed(Box<dyn TimedStream>),
-    Held(&'a Held, usize),
-}
-
-impl Elements<'_> {
-    /// Whether the elements come with times (which go to the structure).
-    fn timed(&self) -> bool {
-        match self {
-            Elements::Keys(_) => false,
-            Elements::Timed(_) => true,
-            Elements::Held(h, _) => !h.times.is_empty(),
-        }
-    }
-
-    /// The next keys into `keys` (and times into `times`, when [`timed`](Self::timed)); how
-    /// many, 0 at the end.
-    fn fill(&mut self, keys: &mut [u64], times: &mut [f64]) -> Result<usize> {
-        Ok(match self {
-            Elements::Keys(s) => s.fill(keys)?,
-            Elements::Timed(s) => s.fill_timed(keys, times)?,
-            Elements::Held(h, at) => {
-                let got = keys.len().min(h.keys.len() - *at);
-                keys[..got].copy_from_slice(&h.keys[*at..*at + got]);
-                if !h.times.is_empty() {
-                    times[..got].copy_from_slice(&h.times[*at..*at + got]);
-                }
-                *at += got;
-                got
-            }
-        })
-    }
-}
-
 /// Runs one cell over its stream, scoring against the shared ground truth (and the windowed
 /// one, when configured). Stops with [`Interrupted`](crate::execute::cancel::Interrupted)
 /// once `cancel` is set (checked once per batch).
@@ -116,14 +78,8 @@ pub fn run(
     let window = truths.window.as_ref().map(|(w, t)| (*w, t.label_words()));
     let hseed = hash_seed(case.seed);
     // A timestamped stream's times go to every structure (those without a clock ignore them).
-    let mut stream = match (&truths.held, &case.time) {
-        (Some(held), _) => Ok(Elements::Held(held, 0)),
-        (None, None) => case.spec.open().map(Elements::Keys),
-        (None, Some(t)) => {
-            dupstream_streams::open_timed(&case.spec, t, case.seed).map(Elements::Timed)
-        }
-    }
-    .with_context(|| format!("opening stream {}", case.spec.describe()))?;
+    let mut stream = Elements::open(case, truths.held.as_ref())
+        .with_context(|| format!("opening stream {}", case.spec.describe()))?;
     let timed = stream.timed();
     let mut times = vec![0f64; if timed { BATCH } else { 0 }];
     let mut keys = vec![0u64; BATCH];
@@ -145,19 +101,20 @@ pub fn run(
             }
             let want = ((stop - pos) as usize).min(BATCH);
             let timed_want = want.min(times.len());
-            let got = stream.fill(&mut keys[..want], &mut times[..timed_want])?;
+            let (ks, ts) = stream.next(&mut keys[..want], &mut times[..timed_want])?;
+            let got = ks.len();
             if got == 0 {
                 bail!(
                     "stream {} ended at {pos} elements, but its ground truth has {n}",
                     case.spec.describe()
                 );
             }
-            for (h, &k) in hashes[..got].iter_mut().zip(&keys[..got]) {
+            for (h, &k) in hashes[..got].iter_mut().zip(ks) {
                 *h = hash_key(k, hseed);
             }
             heap.step(|| {
                 if timed {
-                    filter.step_batch_at(&hashes[..got], &times[..got], &mut verdicts[..got]);
+                    filter.step_batch_at(&hashes[..got], ts, &mut verdicts[..got]);
                 } else {
                     filter.step_batch(&hashes[..got], &mut verdicts[..got]);
                 }

@@ -4,11 +4,11 @@
 
 use crate::execute::{Cancel, Progress};
 use crate::plan::ConfigError;
-use crate::plan::Experiment;
 use crate::plan::cost;
+use crate::plan::{Experiment, StreamCase};
 use crate::record::StreamRow;
 use anyhow::{Context, Result};
-use dupstream_streams::{GroundTruth, TimedStream, WindowTruth};
+use dupstream_streams::{GroundTruth, KeyStream, TimedStream, WindowTruth};
 use std::time::Instant;
 
 /// A stream's labels: since the start, and within the window when one is configured. The
@@ -33,6 +33,66 @@ pub struct Held {
     pub times: Vec<f64>,
 }
 
+/// A stream's elements as a cell (or [`hold`]) reads them: keys, or keys with their arrival
+/// times, from the stream itself or from the copy held in memory (from element `.1` on).
+pub(crate) enum Elements<'a> {
+    Keys(Box<dyn KeyStream>),
+    Timed(Box<dyn TimedStream>),
+    Held(&'a Held, usize),
+}
+
+impl<'a> Elements<'a> {
+    /// Stream `case` (with its times when it is timestamped), or `held`, its copy in memory.
+    pub(crate) fn open(case: &StreamCase, held: Option<&'a Held>) -> Result<Self> {
+        Ok(match (held, &case.time) {
+            (Some(held), _) => Elements::Held(held, 0),
+            (None, None) => Elements::Keys(case.spec.open()?),
+            (None, Some(t)) => {
+                Elements::Timed(dupstream_streams::open_timed(&case.spec, t, case.seed)?)
+            }
+        })
+    }
+
+    /// Whether the elements come with times (which go to the structure).
+    pub(crate) fn timed(&self) -> bool {
+        match self {
+            Elements::Keys(_) => false,
+            Elements::Timed(_) => true,
+            Elements::Held(h, _) => !h.times.is_empty(),
+        }
+    }
+
+    /// The next keys, at most `keys.len()`, and their times when [`timed`](Self::timed)
+    /// (else empty): read into `keys` and `times`, or borrowed from the held copy without a
+    /// copy. Empty at the end.
+    pub(crate) fn next<'s>(
+        &'s mut self,
+        keys: &'s mut [u64],
+        times: &'s mut [f64],
+    ) -> Result<(&'s [u64], &'s [f64])> {
+        Ok(match self {
+            Elements::Keys(s) => {
+                let got = s.fill(keys)?;
+                (&keys[..got], &[])
+            }
+            Elements::Timed(s) => {
+                let got = s.fill_timed(keys, times)?;
+                (&keys[..got], &times[..got])
+            }
+            Elements::Held(h, at) => {
+                let (from, got) = (*at, keys.len().min(h.keys.len() - *at));
+                *at += got;
+                let held_times = if h.times.is_empty() {
+                    &[][..]
+                } else {
+                    &h.times[from..from + got]
+                };
+                (&h.keys[from..from + got], held_times)
+            }
+        })
+    }
+}
+
 /// Reads stream `index` of `exp` into memory ([`Held`]); `None` when it outgrows
 /// [`cost::HOLD_MAX_BYTES`] (a replay of unknown length, [`cost::holdable`]). Stops within a
 /// batch once `cancel` is set. Its buffers grow by doubling up to the bound, never past it.
@@ -50,21 +110,11 @@ fn hold(exp: &Experiment, index: usize, cancel: &Cancel) -> Result<Option<Held>>
     }
     let mut keys = vec![0u64; cost::BATCH];
     let mut times = vec![0f64; cost::BATCH];
-    let mut timed = match &case.time {
-        Some(t) => Some(dupstream_streams::open_timed(&case.spec, t, case.seed)?),
-        None => None,
-    };
-    let mut plain = match timed {
-        Some(_) => None,
-        None => Some(case.spec.open()?),
-    };
+    let mut stream = Elements::open(case, None)?;
     loop {
         cancel.check()?;
-        let got = match (&mut timed, &mut plain) {
-            (Some(s), _) => s.fill_timed(&mut keys, &mut times)?,
-            (None, Some(s)) => s.fill(&mut keys)?,
-            (None, None) => unreachable!("one of the two streams is open"),
-        };
+        let (k, t) = stream.next(&mut keys, &mut times)?;
+        let got = k.len();
         if got == 0 {
             return Ok(Some(held));
         }
@@ -79,10 +129,8 @@ fn hold(exp: &Experiment, index: usize, cancel: &Cancel) -> Result<Option<Held>>
                 held.times.reserve_exact(grown - held.times.len());
             }
         }
-        held.keys.extend_from_slice(&keys[..got]);
-        if timed_stream {
-            held.times.extend_from_slice(&times[..got]);
-        }
+        held.keys.extend_from_slice(k);
+        held.times.extend_from_slice(t);
     }
 }
 
