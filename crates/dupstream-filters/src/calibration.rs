@@ -284,24 +284,21 @@ pub fn kick_ns(params: &crate::cuckoo::CuckooParams, budget_bits: u64) -> f64 {
 pub fn kick_row(b: u32, f: u32) -> &'static KickRow {
     let small = crate::cuckoo::small_cells(b, f);
     let log_b = |x: u32| f64::from(x.max(1)).log2();
+    // The distance in `log2 b` first, then the rest in order.
+    let key = |r: &KickRow| {
+        let rest = (
+            crate::cuckoo::small_cells(r.b, r.f) != small,
+            r.f.abs_diff(f),
+            std::cmp::Reverse(r.b),
+            std::cmp::Reverse(r.f),
+        );
+        ((log_b(r.b) - log_b(b)).abs(), rest)
+    };
     KICK_NS
         .iter()
         .min_by(|x, y| {
-            let key = |r: &KickRow| {
-                (
-                    (log_b(r.b) - log_b(b)).abs(),
-                    crate::cuckoo::small_cells(r.b, r.f) != small,
-                    r.f.abs_diff(f),
-                    std::cmp::Reverse(r.b),
-                    std::cmp::Reverse(r.f),
-                )
-            };
             let (kx, ky) = (key(x), key(y));
-            kx.0.total_cmp(&ky.0)
-                .then(kx.1.cmp(&ky.1))
-                .then(kx.2.cmp(&ky.2))
-                .then(kx.3.cmp(&ky.3))
-                .then(kx.4.cmp(&ky.4))
+            kx.0.total_cmp(&ky.0).then(kx.1.cmp(&ky.1))
         })
         .expect("a kick row")
 }
