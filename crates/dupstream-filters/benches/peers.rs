@@ -591,7 +591,7 @@ fn main() {
             format!("{:.0}", wall.elapsed().as_secs_f64()),
         ];
         let text = peers_csv::render(&csv_rows(&rows, &provenance));
-        if let Err(e) = peers_csv::atomic_write(std::path::Path::new(&path), text.as_bytes()) {
+        if let Err(e) = support::atomic_write(std::path::Path::new(&path), text.as_bytes()) {
             eprintln!("could not write {path}: {e} (the table is printed above)");
             std::process::exit(1);
         }

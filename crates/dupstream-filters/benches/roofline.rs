@@ -705,7 +705,7 @@ fn main() {
         );
         let table = render(&header, &levels, &kick_ns, fill, &rows);
         println!("\n{table}");
-        if let Err(e) = std::fs::write(&path, &table) {
+        if let Err(e) = support::atomic_write(std::path::Path::new(&path), table.as_bytes()) {
             eprintln!("could not write {path}: {e} (the table is printed above)");
         }
         eprintln!("wrote {path}");
@@ -904,7 +904,7 @@ fn update_kick_rows(path: &str, kicks: &[KickMeasure]) -> std::io::Result<()> {
     new.insert_str(header_end, &note);
     new += &render_kicks(kicks);
     new += &old[end..];
-    std::fs::write(path, new)
+    support::atomic_write(std::path::Path::new(path), new.as_bytes())
 }
 
 /// A relocation measurement, one line.

@@ -1,5 +1,6 @@
 //! What the hand-timed benchmarks (`roofline.rs`, `peers.rs`) share: the thread's CPU clock,
-//! the median, the machine and load for their headers, and their arguments.
+//! the median, the machine and load for their headers, their arguments, and writing a file
+//! atomically.
 
 #[cfg(not(target_os = "linux"))]
 use std::time::Instant;
@@ -90,4 +91,26 @@ pub fn arguments() -> (Option<String>, Vec<String>) {
         std::process::exit(2);
     }
     (write, filters)
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed over
+/// it, so that a run killed while writing leaves the previous file whole.
+#[allow(dead_code)] // apbf.rs writes no file
+pub fn atomic_write(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let tmp = dir.join(format!(".{name}.{}.partial", std::process::id()));
+    let written = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        std::io::Write::write_all(&mut f, bytes)?;
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    std::fs::rename(&tmp, path)
 }

@@ -4,7 +4,6 @@
 //! `dupstream docs` writes the filters README's peer tables from this file
 //! (`report/docs/peers.rs` reads these columns).
 
-use std::io::Write as _;
 use std::path::Path;
 
 /// The columns, in order.
@@ -54,27 +53,6 @@ pub fn render(rows: &[Vec<String>]) -> String {
         s.push('\n');
     }
     s
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed over
-/// it, so that a run killed while writing leaves the previous file whole.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let tmp = dir.join(format!(".{name}.{}.partial", std::process::id()));
-    let written = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    std::fs::rename(&tmp, path)
 }
 
 /// The workspace root (this crate's manifest directory, two levels down).
