@@ -53,17 +53,7 @@ TRACES = {
 }
 
 
-# Run sizes just below the smallest columns (0.8 of each): a structure's fixed overhead (its
-# own size, tables) is charged, so at the smallest budgets it fits a column only with a
-# smaller payload; these sizes let it, at the cost of 45 % more cells.
-BELOW = 0.8
-BELOW_COLUMNS = 3
-EXTRA = []  # set per board: the extra run sizes in bits
-
-
 def alg(label, name, family=None, memory=None, **params):
-    if memory is None and EXTRA:
-        memory = GRID + EXTRA
     lines = ["[[algorithm]]", f'label = "{label}"', f'name = "{name}"']
     if family:
         lines.append(f'family = "{family}"')
@@ -182,17 +172,13 @@ def header(name, description, comment):
     )
 
 
-GRID = []
-
-
 def grid(sizes):
-    global GRID, EXTRA
-    GRID = [int(round(x)) for x in sizes]
-    EXTRA = [int(round(x * BELOW)) for x in GRID[:BELOW_COLUMNS]]
+    # A size bounds all the heap a structure holds, measured (`budget = "held"`): each is
+    # built within the largest state that fits it with its fixed part (docs/experiments.md).
     return (
         "[grid]\nmemory = ["
         + ", ".join(f'"{int(round(s))} bits"' for s in sizes)
-        + "]\nunfit = \"skip\"\nseeds = "
+        + "]\nunfit = \"skip\"\nbudget = \"held\"\nseeds = "
         + toml_value(SEEDS)
         + "\n\n"
     )

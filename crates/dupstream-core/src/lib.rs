@@ -10,7 +10,7 @@
 //! This crate's only `unsafe` lives in the [`raw`] module (a prefetch hint and a huge-page
 //! `madvise`), each block with its `SAFETY` argument; every other module here denies `unsafe`.
 //! The streams and filters crates forbid it; the runner has one `unsafe` module, its counting
-//! global allocator (`execute/heap.rs`).
+//! global allocator (`plan/heap.rs`).
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -65,7 +65,7 @@
 //! # Ok(())
 //! # }
 //! ```
-// The one `unsafe` module is `execute::heap`, the counting global allocator (its `SAFETY`
+// The one `unsafe` module is `plan::heap`, the counting global allocator (its `SAFETY`
 // comments say why it is sound); every other module denies `unsafe`.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]

@@ -268,6 +268,71 @@ fn memory_held_is_measured_and_the_same_at_any_thread_count() {
     assert!(finals.iter().all(|v| v.parse::<u64>().unwrap() > 0));
 }
 
+/// `[grid] budget = "held"`: the windowed structures of the leaderboard, at budgets where
+/// their fixed part is a large share, each hold at most their budget, measured, along the whole
+/// stream, built within a smaller state budget; a structure whose fixed part alone is over the
+/// smallest budget is left out with a warning.
+#[test]
+fn a_held_budget_bounds_what_every_structure_holds() {
+    let dir = scratch("held-budget");
+    let names = [
+        "bloom",
+        "sbf",
+        "swamp",
+        "naor_yogev",
+        "aged_cuckoo",
+        "timing_bloom",
+        "sw_bf",
+    ];
+    let algorithms = names
+        .iter()
+        .map(|n| {
+            format!(
+                "[[algorithm]]\nname = \"{n}\"\n{}",
+                match *n {
+                    "bloom" => "k = 2\n",
+                    "sbf" => "fps = 0.1\n",
+                    _ => "window = 500\n",
+                }
+            )
+        })
+        .collect::<String>();
+    let text = format!(
+        "name = \"held-budget\"\ndescription = \"held\"\n[stream]\nkind = \"uniform\"\nn = 20_000\ndistinct_fraction = 0.5\nseed = 5\n[grid]\nmemory = [\"1500 bits\", \"4000 bits\", \"40000 bits\"]\nunfit = \"skip\"\nbudget = \"held\"\n[metrics]\ncheckpoints = 2\nwindow = 500\n{algorithms}"
+    );
+    let file = write(&dir, "held.toml", &text);
+    let out = dir.join("out");
+    let run = dupstream_ok(&["run", &file, "--quiet", "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("cannot be built at 1500 bits"), "{stderr}");
+    let raw = std::fs::read_to_string(out.join("raw.csv")).unwrap();
+    let num = |name: &str| -> Vec<u64> {
+        column(&raw, name)
+            .iter()
+            .map(|v| v.parse().unwrap())
+            .collect()
+    };
+    let (nominal, budget, held) = (
+        num("memory_nominal_bits"),
+        num("memory_bits_budget"),
+        num("memory_bits_held"),
+    );
+    let algorithm = column(&raw, "algorithm");
+    for name in names {
+        assert!(algorithm.iter().any(|a| a == name), "{name} ran at no size");
+    }
+    for i in 0..held.len() {
+        assert!(
+            held[i] <= nominal[i] && budget[i] < nominal[i],
+            "row {i}: {} at {} holds {} (state budget {})",
+            algorithm[i],
+            nominal[i],
+            held[i],
+            budget[i]
+        );
+    }
+}
+
 #[test]
 fn resume_skips_finished_cells_and_gives_the_same_result() {
     let dir = scratch("resume");

@@ -46,6 +46,34 @@ fn values_are_blamed_on_their_own_key_and_line() {
         &format!("name = \"état\"\ndescription = \"d\"\n{UNIFORM}{REST}"),
     );
     refused(&["check", &f], &["key `name`", "ASCII letters", "`é`"]);
+    // An unknown `[grid] budget` names its line and the two it may be; a size a structure's
+    // fixed part alone is over is refused naming the structure, unless skipped.
+    let f = write(
+        &dir,
+        "b.toml",
+        &format!(
+            "{HEAD}{UNIFORM}[grid]\nmemory = [\"8KB\"]\nbudget = \"all\"\n[[algorithm]]\nname = \"bloom\"\nk = 2\n"
+        ),
+    );
+    refused(
+        &["check", &f],
+        &["b.toml:9", "budget", "\"state\", \"held\""],
+    );
+    let f = write(
+        &dir,
+        "h.toml",
+        &format!(
+            "{HEAD}{UNIFORM}[grid]\nmemory = [\"256 bits\"]\nbudget = \"held\"\n[[algorithm]]\nname = \"bloom\"\nk = 2\n"
+        ),
+    );
+    refused(
+        &["check", &f],
+        &[
+            "h.toml:11: key `name`",
+            "bloom at 256 bits",
+            "holds more than 256 bits",
+        ],
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -3,9 +3,9 @@
 
 use crate::execute::Progress;
 use crate::execute::cancel::Cancel;
-use crate::execute::heap::HeapMeter;
 use crate::execute::truth::{Elements, Truths};
 use crate::plan::cost::BATCH;
+use crate::plan::heap::HeapMeter;
 use crate::plan::seeds::{filter_seed, hash_seed};
 use crate::plan::units::format_bits;
 use crate::plan::{Cell, Experiment};
@@ -65,7 +65,7 @@ pub fn run(
     let case = &exp.streams[cell.stream];
     let start = Instant::now();
     // The structure's own allocations only (its build and its batches, on this thread) are
-    // counted: what it holds, checked after each batch (`heap.rs`).
+    // counted: what it holds, checked after each batch (`plan/heap.rs`).
     let (mut filter, mut heap) = HeapMeter::build(|| {
         cell.filter
             .build(cell.budget_bits, filter_seed(case.seed, cell))

@@ -8,8 +8,6 @@
 
 pub mod cancel;
 pub mod cell;
-#[allow(unsafe_code)]
-pub(crate) mod heap;
 pub mod progress;
 pub mod truth;
 

@@ -70,11 +70,28 @@ pub struct Cell {
     pub config: String,
     /// The swept keys' values as written (unscaled), `(key, value)` in the table's order.
     pub swept: Vec<(String, String)>,
-    /// The memory budget as run (after `--scale`), in bits: `raw.csv`'s `memory_bits_budget`.
-    /// What the built structure uses within it is `memory_bits` (`raw.csv`, `cells.csv`).
+    /// The bits of state the structure is built within: the memory budget as run (after
+    /// `--scale`), less, under [`Sizing::Held`], what the structure holds beyond its state
+    /// (measured); `raw.csv`'s `memory_bits_budget`. What the built structure uses within it
+    /// is `memory_bits` (`raw.csv`, `cells.csv`).
     pub budget_bits: u64,
     /// Memory budget as written.
     pub memory_nominal_bits: u64,
+}
+
+/// What a memory size of the grid bounds (`[grid] budget`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Sizing {
+    /// `"state"` (the default, the papers' convention): the structure's state, its cells,
+    /// counters and fingerprints (`memory_bits`); a cell is built within the memory size.
+    #[default]
+    State,
+    /// `"held"` (the leaderboard's): everything the structure holds on the heap, measured
+    /// (`memory_bits_held` after its build): its state, its own value, its tables and spare
+    /// capacity. A cell is built within the largest state budget whose build holds at most
+    /// the memory size, found by building it; a structure whose fixed part alone is over the
+    /// size does not fit there.
+    Held,
 }
 
 /// A validated experiment.
@@ -101,6 +118,8 @@ pub struct Experiment {
     /// The `[grid] memory` sizes, nominal bits in the file's order (the leaderboard's
     /// columns; a structure's own `memory` may add sizes beyond them).
     pub memory_grid: Vec<u64>,
+    /// `[grid] budget`: what those sizes bound.
+    pub sizing: Sizing,
     /// `[metrics] checkpoint_every` (scaled): a checkpoint every this many elements.
     pub checkpoint_every: Option<u64>,
     /// `[metrics] checkpoints`: the number of evenly spaced checkpoints when `checkpoint_every` is not given.

@@ -15,6 +15,8 @@ pub(crate) mod catalogue;
 pub mod cost;
 mod error;
 mod experiment;
+#[allow(unsafe_code)]
+pub(crate) mod heap;
 pub mod registry;
 pub(crate) mod schema;
 pub mod seeds;
@@ -22,7 +24,7 @@ pub(crate) mod units;
 pub(crate) mod validate;
 
 pub use error::{BadInput, ConfigError, refuse};
-pub use experiment::{Cell, Experiment, StreamCase, distinct_target, stream_label};
+pub use experiment::{Cell, Experiment, Sizing, StreamCase, distinct_target, stream_label};
 pub use registry::{BuildError, CustomStructure, Registry, StructureSpec};
 pub use schema::{ChartKind, ChartSpec, DerivedKind, DerivedSpec, Dim, ErrorMetric, TableLayout};
 

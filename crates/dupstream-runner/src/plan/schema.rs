@@ -64,6 +64,10 @@ pub struct RawGrid {
     /// leaderboard shows no entry there).
     #[serde(default)]
     pub unfit: Option<Spanned<String>>,
+    /// What a memory size bounds: `"state"` (the default: the structure's state) or
+    /// `"held"` (all the heap it holds, measured).
+    #[serde(default)]
+    pub budget: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -44,7 +44,7 @@ pub struct RawRow {
     pub memory_bits_used: u64,
     /// The heap the structure measurably holds, in bits: the peak so far of the bytes its
     /// build and its batches allocated and did not free, its own value included (the runner's
-    /// counting allocator, `execute/heap.rs`). Empty in files written before the column
+    /// counting allocator, `plan/heap.rs`). Empty in files written before the column
     /// existed.
     #[serde(default)]
     pub memory_bits_held: Option<u64>,

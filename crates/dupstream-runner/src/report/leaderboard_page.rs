@@ -11,7 +11,7 @@
 use super::charts::{self, Panel, Series, Style, XScale, pareto};
 use super::html::{INDEX, escape, figure, href, markdown, page};
 use super::leaderboard::{Board, Track, boards, summary};
-use crate::plan::{Registry, refuse};
+use crate::plan::{Registry, Sizing, refuse};
 use crate::record::ResultsDir;
 use anyhow::{Context, Result};
 use serde_json::Value;
@@ -165,7 +165,7 @@ pub fn rank(
         let ns = super::cell_ns(&dir).with_context(|| format!("reading {}", path.display()))?;
         // The published board (`--canonical`) refuses a run that breaks rule 3; a ranking of
         // any other runs (a paper's sweeps of 16 settings, a user's) says so and goes on.
-        if let Err(e) = grids_of_at_most(&path, &rows) {
+        if let Err(e) = grids_of_at_most(&path, &rows).and(held_budget(&path, exp.sizing)) {
             if canonical_file.is_some() {
                 return Err(e);
             }
@@ -213,6 +213,18 @@ fn grids_of_at_most(path: &Path, rows: &[crate::record::RawRow]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Rule 1's sizing, checked as rule 3 is: the run's sizes bound the memory each structure
+/// holds (`[grid] budget = "held"`), so that no structure's fixed part lands it a column up.
+fn held_budget(path: &Path, sizing: Sizing) -> Result<()> {
+    if sizing == Sizing::Held {
+        return Ok(());
+    }
+    Err(refuse(format!(
+        "{}: its sizes bound each structure's state; the leaderboard's rule 1 sizes every structure to the memory it holds: set [grid] budget = \"held\" and run it again",
+        path.display()
+    )))
 }
 
 /// The families a front chart's panel draws at most.
@@ -445,6 +457,19 @@ mod grid_tests {
         assert!(
             err.contains("results/board/run")
                 && err.contains("`Aged cuckoo` runs 9 configurations"),
+            "{err}"
+        );
+    }
+
+    /// Rule 1's sizing is checked too: a run sized to its structures' state is refused,
+    /// naming the run and the key that sizes it to what it holds.
+    #[test]
+    fn rule_1_refuses_a_run_sized_to_state() {
+        let path = Path::new("results/board/run");
+        assert!(held_budget(path, Sizing::Held).is_ok());
+        let err = held_budget(path, Sizing::State).unwrap_err().to_string();
+        assert!(
+            err.contains("results/board/run") && err.contains("budget = \"held\""),
             "{err}"
         );
     }

@@ -1,9 +1,9 @@
 //! `name`, `--scale`, `[grid]` (memory, unfit, seeds) and `[metrics]` checkpoints and windows.
 
-use crate::plan::StreamCase;
 use crate::plan::error::{ConfigError, Source, line_of};
 use crate::plan::schema::{RawMetrics, RawRun};
 use crate::plan::units::parse_bits;
+use crate::plan::{Sizing, StreamCase};
 use toml::Spanned;
 
 /// The experiment name: non-empty, letters, digits, `-` and `_` (it names directories).
@@ -425,6 +425,20 @@ pub fn skip_unfit(src: Source<'_>, unfit: Option<&Spanned<String>>) -> Result<bo
                 format!("`{other}` is not one of \"error\", \"skip\""),
             )),
         },
+    }
+}
+
+/// `[grid] budget`: what a memory size bounds, the structure's state (`"state"`, the default)
+/// or all the heap it holds (`"held"`).
+pub fn sizing(src: Source<'_>, budget: Option<&Spanned<String>>) -> Result<Sizing, ConfigError> {
+    match budget.map(|v| (v.get_ref().as_str(), v.span().start)) {
+        None | Some(("state", _)) => Ok(Sizing::State),
+        Some(("held", _)) => Ok(Sizing::Held),
+        Some((other, at)) => Err(src.at_offset(
+            at,
+            "grid.budget",
+            format!("`{other}` is not one of \"state\", \"held\""),
+        )),
     }
 }
 

@@ -83,6 +83,7 @@ fn validate(
     )?;
     let algorithms = algorithms::expand(src, &raw.algorithm, registry)?;
     let skip_unfit = grid::skip_unfit(src, raw.grid.unfit.as_ref())?;
+    let sizing = grid::sizing(src, raw.grid.budget.as_ref())?;
     let (cells, skipped) = algorithms::cells(
         src,
         streams.len(),
@@ -90,6 +91,7 @@ fn validate(
         &algorithms,
         scale,
         skip_unfit,
+        sizing,
     )?;
     let (checkpoints, checkpoint_every) = grid::checkpoints(src, &raw.metrics, scale)?;
     let window = grid::window(src, &raw.metrics, scale)?;
@@ -124,6 +126,7 @@ fn validate(
     warnings.extend(grid::repeated_seeds(src, raw.grid.seeds.as_deref()));
     Ok(Experiment {
         memory_grid: memories.clone(),
+        sizing,
         file: src.file.to_path_buf(),
         source: src.text.to_string(),
         name: raw.name,

@@ -15,7 +15,7 @@ mod tests {
     use super::*;
     use crate::plan::error::{ConfigError, Source};
     use crate::plan::schema::RawExperiment;
-    use crate::plan::{Cell, Registry};
+    use crate::plan::{Cell, Registry, Sizing};
     use std::path::Path;
 
     fn run(algorithms: &str, scale: u64) -> Result<Vec<Cell>, ConfigError> {
@@ -29,7 +29,7 @@ mod tests {
         };
         let grid = [8192, 16384];
         let algs = expand(src, &raw.algorithm, &Registry::builtin())?;
-        cells(src, 2, &grid, &algs, scale, false).map(|c| c.0)
+        cells(src, 2, &grid, &algs, scale, false, Sizing::State).map(|c| c.0)
     }
 
     /// `cell_bits`, `blocks` or `k` with b_DBF's `running_counter` are refused at their own
@@ -108,8 +108,8 @@ mod tests {
         };
         let algs = expand(src, &raw.algorithm, &Registry::builtin()).unwrap();
         // At scale 1024, 1KB is 8 bits: too small for LRU buffering, not for a Bloom filter.
-        assert!(cells(src, 1, &[8192], &algs, 1024, false).is_err());
-        let (c, warnings) = cells(src, 1, &[8192], &algs, 1024, true).unwrap();
+        assert!(cells(src, 1, &[8192], &algs, 1024, false, Sizing::State).is_err());
+        let (c, warnings) = cells(src, 1, &[8192], &algs, 1024, true, Sizing::State).unwrap();
         assert_eq!(
             c.iter().map(|c| c.label.as_str()).collect::<Vec<_>>(),
             ["bloom"]
