@@ -465,14 +465,7 @@ impl Apbf {
     /// last full tile form a last tile of their own, as many words per slice as they are.
     #[inline(always)]
     fn block_start(&self, b: usize) -> (usize, usize) {
-        let full = self.stride / TILE * TILE;
-        if !self.tiled {
-            (self.base + b * self.s, 1)
-        } else if b < full {
-            (self.base + b / TILE * TILE * self.s + b % TILE, TILE)
-        } else {
-            (self.base + full * self.s + (b - full), self.stride - full)
-        }
+        block_start(self.base, self.stride, self.s, self.tiled, b)
     }
 
     /// The distance between a block's words of consecutive slices in a full tile (tiled) or
@@ -728,54 +721,27 @@ impl Apbf {
     /// `step` is the distance between a block's words of consecutive slices
     /// ([`block_start`](Self::block_start)), passed as a literal too.
     #[inline(always)]
-    fn step_blocked(&mut self, hash: u64, s: usize, step: usize) -> bool {
-        debug_assert!(s == self.s && s <= 64 && step == self.word_step());
-        let (k, head) = (self.k, self.head);
-        let block = reduce(hash, self.stride as u64) as usize;
-        let all = u64::MAX >> (64 - s);
-        let newest = u64::MAX >> (64 - k);
-        // The k newest positions in physical order.
-        let ins = rotate_left(newest, head, s, all);
-        let (start, _) = self.block_start(block);
-        let words = &mut self.words[start..start + (s - 1) * step + 1];
+    fn step_blocked(&mut self, hash: u64, s: usize, k: u32, step: usize) -> bool {
+        debug_assert!(s == self.s && k == self.k && s <= 64 && step == self.word_step());
+        let (start, _) = self.block_start(reduce(hash, self.stride as u64) as usize);
+        let gen_ = Generation::new(self.head, s, k);
         let slice_ones = &mut self.slice_ones[..if step == 1 { 0 } else { s }];
-        let mut phys_bits = 0u64;
-        for (c, chunk_words) in words.chunks_mut(10 * step).enumerate() {
-            // Six independent bits per slice, ten slices per 64-bit mix (see `locate`).
-            let mut chunk = rehash(hash, BLOCK_SALT ^ c as u64);
-            let set = ins >> (c * 10);
-            for (t, w) in chunk_words.iter_mut().step_by(step).enumerate() {
-                let i = chunk & 63;
-                chunk >>= 6;
-                let old = *w;
-                let bit = old >> i & 1;
-                phys_bits |= bit << (c * 10 + t);
-                // Only the insertion's words are written (a line it does not set stays
-                // clean); which they are changes once a generation, so the branch predicts.
-                if set >> t & 1 == 1 {
-                    *w = old | 1 << i;
-                    if step != 1 {
-                        slice_ones[c * 10 + t] += 1 - bit;
-                    }
-                }
-            }
-        }
-        let logical = rotate_left(phys_bits, s - head, s, all);
-        self.ones += u64::from(k - (logical & newest).count_ones());
+        let (dup, new) = gen_.step(&mut self.words, slice_ones, start, hash, s, k, step);
+        self.ones += u64::from(new);
         self.count += 1;
-        has_run(logical, k)
+        dup
     }
 
     /// [`step`](DuplicateFilter::step) of a blocked filter with `s = self.s` slices. A tiled
     /// block in the last, partial tile takes the reference step too (its words are not `step`
     /// apart).
     #[inline(always)]
-    fn step_blocked_or_reference(&mut self, hash: u64, s: usize, step: usize) -> bool {
+    fn step_blocked_or_reference(&mut self, hash: u64, s: usize, k: u32, step: usize) -> bool {
         let partial = || reduce(hash, self.stride as u64) as usize >= self.stride / TILE * TILE;
         if self.count == self.g || s > 64 || (step != 1 && partial()) {
             self.step_reference(hash)
         } else {
-            self.step_blocked(hash, s, step)
+            self.step_blocked(hash, s, k, step)
         }
     }
 
@@ -788,35 +754,205 @@ impl Apbf {
     ///
     /// [`PREFETCH_DISTANCE`]: crate::PREFETCH_DISTANCE
     fn blocked_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
-        match (self.s, self.tiled) {
-            (7, false) => self.blocked_batch_with(hashes, out, 7, 1),
-            (12, false) => self.blocked_batch_with(hashes, out, 12, 1),
-            (16, false) => self.blocked_batch_with(hashes, out, 16, 1),
-            (7, true) => self.blocked_batch_with(hashes, out, 7, TILE),
-            (12, true) => self.blocked_batch_with(hashes, out, 12, TILE),
-            (16, true) => self.blocked_batch_with(hashes, out, 16, TILE),
-            (s, _) => self.blocked_batch_with(hashes, out, s, self.word_step()),
+        match (self.k, self.l, self.tiled) {
+            (4, 3, false) => self.blocked_batch_with(hashes, out, 7, 4, 1),
+            (7, 5, false) => self.blocked_batch_with(hashes, out, 12, 7, 1),
+            (8, 8, false) => self.blocked_batch_with(hashes, out, 16, 8, 1),
+            (4, 3, true) => self.blocked_batch_with(hashes, out, 7, 4, TILE),
+            (7, 5, true) => self.blocked_batch_with(hashes, out, 12, 7, TILE),
+            (8, 8, true) => self.blocked_batch_with(hashes, out, 16, 8, TILE),
+            (k, _, tiled) => match (self.s, tiled) {
+                (7, false) => self.blocked_batch_with(hashes, out, 7, k, 1),
+                (12, false) => self.blocked_batch_with(hashes, out, 12, k, 1),
+                (16, false) => self.blocked_batch_with(hashes, out, 16, k, 1),
+                (s, _) => self.blocked_batch_with(hashes, out, s, k, self.word_step()),
+            },
         }
     }
 
     #[inline(always)]
-    fn blocked_batch_with(&mut self, hashes: &[u64], out: &mut [bool], s: usize, step: usize) {
+    fn blocked_batch_with(
+        &mut self,
+        hashes: &[u64],
+        out: &mut [bool],
+        s: usize,
+        k: u32,
+        step: usize,
+    ) {
         assert!(out.len() >= hashes.len(), "output buffer too short");
-        const AHEAD: usize = crate::PREFETCH_DISTANCE;
-        if self.memory_bits() <= crate::PREFETCH_ABOVE_BITS {
-            for (o, &h) in out.iter_mut().zip(hashes) {
-                *o = self.step_blocked_or_reference(h, s, step);
-            }
-            return;
-        }
-        for &h in hashes.iter().take(AHEAD) {
+        let ahead = if self.memory_bits() > crate::PREFETCH_ABOVE_BITS {
+            crate::PREFETCH_DISTANCE
+        } else {
+            0
+        };
+        for &h in hashes.iter().take(ahead) {
             self.prefetch(h);
         }
-        for (i, &h) in hashes.iter().enumerate() {
-            if let Some(&ahead) = hashes.get(i + AHEAD) {
-                self.prefetch(ahead);
+        let mut i = 0;
+        while i < hashes.len() {
+            if self.count < self.g && s <= 64 {
+                // The rest of the generation, or of the batch, in one run.
+                let end = hashes.len().min(i + (self.g - self.count) as usize);
+                i = self.blocked_run(hashes, out, i..end, ahead, s, k, step);
+                if i == end {
+                    continue;
+                }
             }
-            out[i] = self.step_blocked_or_reference(h, s, step);
+            // A shift due, more than 64 slices, or a block of a tiled filter's partial tile.
+            if ahead > 0
+                && let Some(&a) = hashes.get(i + ahead)
+            {
+                self.prefetch(a);
+            }
+            out[i] = self.step_reference(hashes[i]);
+            i += 1;
+        }
+    }
+
+    /// Steps elements `range` of `hashes` within the current generation (`range` no longer
+    /// than what is left of it), prefetching `ahead` elements ahead (0: none), with the
+    /// filter's fields held in locals across elements. Returns where it stopped: the end, or
+    /// an element whose block lies in a tiled filter's partial tile (not stepped; its
+    /// prefetch is issued).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn blocked_run(
+        &mut self,
+        hashes: &[u64],
+        out: &mut [bool],
+        range: std::ops::Range<usize>,
+        ahead: usize,
+        s: usize,
+        k: u32,
+        step: usize,
+    ) -> usize {
+        debug_assert!(s == self.s && k == self.k && s <= 64 && step == self.word_step());
+        let gen_ = Generation::new(self.head, s, k);
+        let (base, stride, tiled) = (self.base, self.stride, self.tiled);
+        let full = stride / TILE * TILE;
+        let words = &mut self.words[..];
+        let slice_ones = &mut self.slice_ones[..if step == 1 { 0 } else { s }];
+        let (mut new, first) = (0u64, range.start);
+        let mut i = range.start;
+        while i < range.end {
+            let hash = hashes[i];
+            if ahead > 0
+                && let Some(&a) = hashes.get(i + ahead)
+            {
+                prefetch_block(words, base, stride, s, tiled, a);
+            }
+            let block = reduce(hash, stride as u64) as usize;
+            if step != 1 && block >= full {
+                break;
+            }
+            let (start, _) = block_start(base, stride, s, step != 1, block);
+            let (dup, n) = gen_.step(words, slice_ones, start, hash, s, k, step);
+            new += u64::from(n);
+            out[i] = dup;
+            i += 1;
+        }
+        self.ones += new;
+        self.count += (i - first) as u64;
+        i
+    }
+}
+
+/// A blocked step's constants for one generation (its head).
+#[derive(Clone, Copy)]
+struct Generation {
+    /// The `k` newest positions in physical order.
+    ins: u64,
+    /// `s − head`: the rotation from physical to logical order.
+    back: usize,
+}
+
+impl Generation {
+    #[inline(always)]
+    fn new(head: usize, s: usize, k: u32) -> Self {
+        let all = u64::MAX >> (64 - s);
+        let newest = u64::MAX >> (64 - k);
+        Self {
+            ins: rotate_left(newest, head, s, all),
+            back: s - head,
+        }
+    }
+
+    /// One step on the block whose slice-0 word is `words[start]`, its slices' words `step`
+    /// apart: each word's bit for the element is read into a mask (physical order) and, in
+    /// the `k` newest slices, set in the same store; the mask is rotated into logical order
+    /// (bit `i` = position `i`) and the query is a run of `k` ones in it, found without
+    /// branches. Returns the verdict and the number of the insertion's bits that were clear.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn step(
+        self,
+        words: &mut [u64],
+        slice_ones: &mut [u64],
+        start: usize,
+        hash: u64,
+        s: usize,
+        k: u32,
+        step: usize,
+    ) -> (bool, u32) {
+        let words = &mut words[start..start + (s - 1) * step + 1];
+        let mut phys_bits = 0u64;
+        let mut hits = 0u32;
+        for (c, chunk_words) in words.chunks_mut(10 * step).enumerate() {
+            // Six independent bits per slice, ten slices per 64-bit mix (see `locate`).
+            let mut chunk = rehash(hash, BLOCK_SALT ^ c as u64);
+            let set = self.ins >> (c * 10);
+            for (t, w) in chunk_words.iter_mut().step_by(step).enumerate() {
+                let i = chunk & 63;
+                chunk >>= 6;
+                let old = *w;
+                let bit = old >> i & 1;
+                phys_bits |= bit << (c * 10 + t);
+                // Only the insertion's words are written (a line it does not set stays
+                // clean); which they are changes once a generation, so the branch predicts.
+                if set >> t & 1 == 1 {
+                    *w = old | 1 << i;
+                    hits += bit as u32;
+                    if step != 1 {
+                        slice_ones[c * 10 + t] += 1 - bit;
+                    }
+                }
+            }
+        }
+        let all = u64::MAX >> (64 - s);
+        let logical = rotate_left(phys_bits, self.back, s, all);
+        (has_run(logical, k), k - hits)
+    }
+}
+
+/// [`Apbf::block_start`] of a filter with these fields.
+#[inline(always)]
+fn block_start(base: usize, stride: usize, s: usize, tiled: bool, b: usize) -> (usize, usize) {
+    let full = stride / TILE * TILE;
+    if !tiled {
+        (base + b * s, 1)
+    } else if b < full {
+        (base + b / TILE * TILE * s + b % TILE, TILE)
+    } else {
+        (base + full * s + (b - full), stride - full)
+    }
+}
+
+/// Prefetches the lines of the block of `hash` (see [`Apbf::prefetch`]).
+#[inline(always)]
+fn prefetch_block(words: &[u64], base: usize, stride: usize, s: usize, tiled: bool, hash: u64) {
+    let b = reduce(hash, stride as u64) as usize;
+    if tiled {
+        // One line per slice.
+        let (start, step) = block_start(base, stride, s, tiled, b);
+        for t in 0..s {
+            crate::raw::prefetch_word(words, start + t * step);
+        }
+    } else {
+        // Every line of the block, once (lines start at `base` + multiples of 8).
+        let first = b * s;
+        let last = first + s - 1;
+        for line in first / LINE_WORDS..=last / LINE_WORDS {
+            crate::raw::prefetch_word(words, base + line * LINE_WORDS);
         }
     }
 }
@@ -841,7 +977,7 @@ impl DuplicateFilter for Apbf {
             Layout::Plain => self.step_plain(hash),
             Layout::Blocked => {
                 let step = self.word_step();
-                self.step_blocked_or_reference(hash, self.s, step)
+                self.step_blocked_or_reference(hash, self.s, self.k, step)
             }
         }
     }
@@ -856,20 +992,15 @@ impl DuplicateFilter for Apbf {
                     crate::raw::prefetch_word(&self.words, w);
                 }
             }
-            Layout::Blocked if self.tiled => {
-                // One line per slice.
-                let (start, step) = self.block_start(reduce(hash, self.stride as u64) as usize);
-                for t in 0..self.s {
-                    crate::raw::prefetch_word(&self.words, start + t * step);
-                }
-            }
             Layout::Blocked => {
-                // Every line of the block, once (lines start at `self.base` + multiples of 8).
-                let first = reduce(hash, self.stride as u64) as usize * self.s;
-                let last = first + self.s - 1;
-                for line in first / LINE_WORDS..=last / LINE_WORDS {
-                    crate::raw::prefetch_word(&self.words, self.base + line * LINE_WORDS);
-                }
+                prefetch_block(
+                    &self.words,
+                    self.base,
+                    self.stride,
+                    self.s,
+                    self.tiled,
+                    hash,
+                );
             }
         }
     }
