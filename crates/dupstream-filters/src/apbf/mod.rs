@@ -755,17 +755,17 @@ impl Apbf {
     /// [`PREFETCH_DISTANCE`]: crate::PREFETCH_DISTANCE
     fn blocked_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
         match (self.k, self.l, self.tiled) {
-            (4, 3, false) => self.blocked_batch_with(hashes, out, 7, 4, 1),
-            (7, 5, false) => self.blocked_batch_with(hashes, out, 12, 7, 1),
-            (8, 8, false) => self.blocked_batch_with(hashes, out, 16, 8, 1),
-            (4, 3, true) => self.blocked_batch_with(hashes, out, 7, 4, TILE),
-            (7, 5, true) => self.blocked_batch_with(hashes, out, 12, 7, TILE),
-            (8, 8, true) => self.blocked_batch_with(hashes, out, 16, 8, TILE),
+            (4, 3, false) => self.blocked_batch_with(hashes, out, 7, 4, 1, true),
+            (7, 5, false) => self.blocked_batch_with(hashes, out, 12, 7, 1, true),
+            (8, 8, false) => self.blocked_batch_with(hashes, out, 16, 8, 1, false),
+            (4, 3, true) => self.blocked_batch_with(hashes, out, 7, 4, TILE, false),
+            (7, 5, true) => self.blocked_batch_with(hashes, out, 12, 7, TILE, false),
+            (8, 8, true) => self.blocked_batch_with(hashes, out, 16, 8, TILE, false),
             (k, _, tiled) => match (self.s, tiled) {
-                (7, false) => self.blocked_batch_with(hashes, out, 7, k, 1),
-                (12, false) => self.blocked_batch_with(hashes, out, 12, k, 1),
-                (16, false) => self.blocked_batch_with(hashes, out, 16, k, 1),
-                (s, _) => self.blocked_batch_with(hashes, out, s, k, self.word_step()),
+                (7, false) => self.blocked_batch_with(hashes, out, 7, k, 1, false),
+                (12, false) => self.blocked_batch_with(hashes, out, 12, k, 1, false),
+                (16, false) => self.blocked_batch_with(hashes, out, 16, k, 1, false),
+                (s, _) => self.blocked_batch_with(hashes, out, s, k, self.word_step(), false),
             },
         }
     }
@@ -778,6 +778,7 @@ impl Apbf {
         s: usize,
         k: u32,
         step: usize,
+        by_head: bool,
     ) {
         assert!(out.len() >= hashes.len(), "output buffer too short");
         let ahead = if self.memory_bits() > crate::PREFETCH_ABOVE_BITS {
@@ -793,7 +794,18 @@ impl Apbf {
             if self.count < self.g && s <= 64 {
                 // The rest of the generation, or of the batch, in one run.
                 let end = hashes.len().min(i + (self.g - self.count) as usize);
-                i = self.blocked_run(hashes, out, i..end, ahead, s, k, step);
+                let r = i..end;
+                // The head a literal too for the paper's two configurations, interleaved: the
+                // insertion's words and the rotation to logical order are then constants.
+                i = match (by_head, s, k) {
+                    (true, 7, 4) => literal!(self.head, [0 1 2 3 4 5 6], |h| {
+                        self.blocked_run(hashes, out, r, ahead, s, k, step, h)
+                    }),
+                    (true, 12, 7) => literal!(self.head, [0 1 2 3 4 5 6 7 8 9 10 11], |h| {
+                        self.blocked_run(hashes, out, r, ahead, s, k, step, h)
+                    }),
+                    _ => self.blocked_run(hashes, out, r, ahead, s, k, step, self.head),
+                };
                 if i == end {
                     continue;
                 }
@@ -825,10 +837,12 @@ impl Apbf {
         s: usize,
         k: u32,
         step: usize,
+        head: usize,
     ) -> usize {
         debug_assert!(s == self.s && k == self.k && s <= 64 && step == self.word_step());
-        let gen_ = Generation::new(self.head, s, k);
-        let (base, stride, tiled) = (self.base, self.stride, self.tiled);
+        debug_assert_eq!(head, self.head);
+        let gen_ = Generation::new(head, s, k);
+        let (base, stride, tiled) = (self.base, self.stride, step != 1);
         let full = stride / TILE * TILE;
         let words = &mut self.words[..];
         let slice_ones = &mut self.slice_ones[..if step == 1 { 0 } else { s }];
@@ -856,6 +870,21 @@ impl Apbf {
         i
     }
 }
+
+/// `$body` with `$h` bound to the value of `$x`, a literal for each value listed (one copy of
+/// `$body` per value, each compiled with its constant), the value itself otherwise.
+macro_rules! literal {
+    ($x:expr, [$($v:literal)*], |$h:ident| $body:expr) => {
+        match $x {
+            $($v => {
+                let $h: usize = $v;
+                $body
+            })*
+            $h => $body,
+        }
+    };
+}
+use literal;
 
 /// A blocked step's constants for one generation (its head).
 #[derive(Clone, Copy)]
