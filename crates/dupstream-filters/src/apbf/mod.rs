@@ -977,11 +977,19 @@ fn prefetch_block(words: &[u64], base: usize, stride: usize, s: usize, tiled: bo
             crate::raw::prefetch_word(words, start + t * step);
         }
     } else {
-        // Every line of the block, once (lines start at `base` + multiples of 8).
-        let first = b * s;
+        // Every line of the block (lines start at `base` + multiples of 8). Blocks start at
+        // multiples of `s` words, at most `8 − gcd(s, 8)` words into a line: when that leaves
+        // them within two lines (`s` ≤ 10, or 12), their first and last words name them.
+        let first = base + b * s;
         let last = first + s - 1;
-        for line in first / LINE_WORDS..=last / LINE_WORDS {
-            crate::raw::prefetch_word(words, base + line * LINE_WORDS);
+        if s + LINE_WORDS - (1 << s.trailing_zeros().min(3)) <= 2 * LINE_WORDS {
+            crate::raw::prefetch_word(words, first);
+            crate::raw::prefetch_word(words, last);
+        } else {
+            for w in (first..last).step_by(LINE_WORDS) {
+                crate::raw::prefetch_word(words, w);
+            }
+            crate::raw::prefetch_word(words, last);
         }
     }
 }
