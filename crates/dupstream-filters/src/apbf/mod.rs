@@ -61,8 +61,11 @@
 //! same pass over its words (`k + l ≤ 64`; only the insertion's `k` words are written, so a
 //! line it does not set stays clean), every line of the block prefetched. The step that
 //! ends a generation, and blocked filters of more than 64 slices, query then insert as above
-//! (same verdicts and state, tested). A blocked batch inlines its step, unrolled for 7, 12 and
-//! 16 slices, and prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS). Each plain slice keeps its count of set bits, so a shift
+//! (same verdicts and state, tested). A blocked batch steps a generation's elements in one run,
+//! the filter's fields in locals, its step unrolled with `(k, l)` (and for (4, 3) and (7, 5)
+//! the head) literal, and prefetches only above
+//! [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS), a block's first and last words when
+//! they span its lines (no loop with a trip count to mispredict). Each plain slice keeps its count of set bits, so a shift
 //! writes its slice without reading it (a memset); a blocked filter keeps the total instead,
 //! and its shift reads word `j` of every block, counting its bits, and writes only non-zero
 //! ones when the slices are sparse (a tiled one writes the slice's lines unread, as above).
@@ -707,19 +710,12 @@ impl Apbf {
         jump_scan(k, self.l as usize, bit)
     }
 
-    /// Blocked step within a generation with at most 64 slices, in one pass over the block's
-    /// `k + l` words: each word's bit for the element is read into a mask (physical order)
-    /// and, in the `k` newest slices, set in the same store; the mask is rotated into logical
-    /// order (bit `i` = position `i`) and the query is a run of `k` ones in it, found without
-    /// branches. The load grows by the insertion's bits that were clear.
+    /// Blocked step within a generation with at most 64 slices ([`Generation::step`]).
     ///
-    /// `s` is `self.s`, passed so that a caller giving a literal (see [`Self::blocked_batch`])
-    /// gets this body with the loop unrolled: each word's bit position is then a constant
-    /// shift of its chunk and each word's store branch its own (the roofline's 64 Kbit
-    /// `(7, 5)` row, key generation included, from 25.3 to 17.7 ns per element).
-    ///
-    /// `step` is the distance between a block's words of consecutive slices
-    /// ([`block_start`](Self::block_start)), passed as a literal too.
+    /// `s` and `k` are `self.s` and `self.k`, and `step` the distance between a block's words
+    /// of consecutive slices ([`block_start`](Self::block_start)), passed so that a caller
+    /// giving literals (see [`Self::blocked_batch`]) gets the body unrolled: each word's bit
+    /// position is then a constant shift of its chunk and each word's store branch its own.
     #[inline(always)]
     fn step_blocked(&mut self, hash: u64, s: usize, k: u32, step: usize) -> bool {
         debug_assert!(s == self.s && k == self.k && s <= 64 && step == self.word_step());
@@ -745,11 +741,14 @@ impl Apbf {
         }
     }
 
-    /// A blocked filter's batch: the step inlined into the loop, unrolled for the slice
-    /// counts of the paper's configurations (7 = (4, 3), 12 = (7, 5), 16 = (8, 8)), and each
-    /// element's block prefetched [`PREFETCH_DISTANCE`] elements ahead above
-    /// [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS) (in cache the prefetches cost
-    /// 1.9 ns of 17.7 per element at 64 Kbit).
+    /// A blocked filter's batch: the elements of each generation in one run
+    /// ([`Self::blocked_run`]), its step inlined and unrolled for `(k, l)` literal at the
+    /// paper's configurations (4, 3), (7, 5) and (8, 8) (other `k` with 7, 12 or 16 slices:
+    /// `k + l` literal), and each element's block prefetched [`PREFETCH_DISTANCE`] elements
+    /// ahead above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS). Interleaved (4, 3)
+    /// and (7, 5) get one copy of the run per head, so that the insertion's words and the
+    /// rotation to logical order are constants (`benches/apbf.rs`, (7, 5) at 256 MiB: 1.59
+    /// → 1.48× its limit loop). The step that ends a generation takes the reference step.
     /// Same verdicts and state as [`step`](DuplicateFilter::step) element by element (tested).
     ///
     /// [`PREFETCH_DISTANCE`]: crate::PREFETCH_DISTANCE
@@ -770,6 +769,8 @@ impl Apbf {
         }
     }
 
+    /// [`Self::blocked_batch`] with `s`, `k`, `step` as for [`Self::step_blocked`], and
+    /// `by_head`: a copy of the run per head for `(k, l)` = (4, 3) and (7, 5).
     #[inline(always)]
     fn blocked_batch_with(
         &mut self,
@@ -1043,8 +1044,7 @@ impl DuplicateFilter for Apbf {
     }
 
     /// Plain: prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS).
-    /// Blocked: the step inlined and unrolled for 7, 12 and 16 slices, prefetching above
-    /// [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS) only (see the module documentation).
+    /// Blocked: a run per generation, unrolled (see the module documentation).
     fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
         match self.layout {
             Layout::Plain => {
