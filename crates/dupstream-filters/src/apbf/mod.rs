@@ -61,8 +61,11 @@
 //! same pass over its words (`k + l ≤ 64`; only the insertion's `k` words are written, so a
 //! line it does not set stays clean), every line of the block prefetched. The step that
 //! ends a generation, and blocked filters of more than 64 slices, query then insert as above
-//! (same verdicts and state, tested). A blocked batch inlines its step, unrolled for 7, 12 and
-//! 16 slices, and prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS). Each plain slice keeps its count of set bits, so a shift
+//! (same verdicts and state, tested). A blocked batch steps a generation's elements in one run,
+//! the filter's fields in locals, its step unrolled with `(k, l)` (and for (4, 3) and (7, 5)
+//! the head) literal, and prefetches only above
+//! [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS), a block's first and last words when
+//! they span its lines (no loop with a trip count to mispredict). Each plain slice keeps its count of set bits, so a shift
 //! writes its slice without reading it (a memset); a blocked filter keeps the total instead,
 //! and its shift reads word `j` of every block, counting its bits, and writes only non-zero
 //! ones when the slices are sparse (a tiled one writes the slice's lines unread, as above).
@@ -465,14 +468,7 @@ impl Apbf {
     /// last full tile form a last tile of their own, as many words per slice as they are.
     #[inline(always)]
     fn block_start(&self, b: usize) -> (usize, usize) {
-        let full = self.stride / TILE * TILE;
-        if !self.tiled {
-            (self.base + b * self.s, 1)
-        } else if b < full {
-            (self.base + b / TILE * TILE * self.s + b % TILE, TILE)
-        } else {
-            (self.base + full * self.s + (b - full), self.stride - full)
-        }
+        block_start(self.base, self.stride, self.s, self.tiled, b)
     }
 
     /// The distance between a block's words of consecutive slices in a full tile (tiled) or
@@ -714,36 +710,227 @@ impl Apbf {
         jump_scan(k, self.l as usize, bit)
     }
 
-    /// Blocked step within a generation with at most 64 slices, in one pass over the block's
-    /// `k + l` words: each word's bit for the element is read into a mask (physical order)
-    /// and, in the `k` newest slices, set in the same store; the mask is rotated into logical
-    /// order (bit `i` = position `i`) and the query is a run of `k` ones in it, found without
-    /// branches. The load grows by the insertion's bits that were clear.
+    /// Blocked step within a generation with at most 64 slices ([`Generation::step`]).
     ///
-    /// `s` is `self.s`, passed so that a caller giving a literal (see [`Self::blocked_batch`])
-    /// gets this body with the loop unrolled: each word's bit position is then a constant
-    /// shift of its chunk and each word's store branch its own (the roofline's 64 Kbit
-    /// `(7, 5)` row, key generation included, from 25.3 to 17.7 ns per element).
-    ///
-    /// `step` is the distance between a block's words of consecutive slices
-    /// ([`block_start`](Self::block_start)), passed as a literal too.
+    /// `s` and `k` are `self.s` and `self.k`, and `step` the distance between a block's words
+    /// of consecutive slices ([`block_start`](Self::block_start)), passed so that a caller
+    /// giving literals (see [`Self::blocked_batch`]) gets the body unrolled: each word's bit
+    /// position is then a constant shift of its chunk and each word's store branch its own.
     #[inline(always)]
-    fn step_blocked(&mut self, hash: u64, s: usize, step: usize) -> bool {
-        debug_assert!(s == self.s && s <= 64 && step == self.word_step());
-        let (k, head) = (self.k, self.head);
-        let block = reduce(hash, self.stride as u64) as usize;
+    fn step_blocked(&mut self, hash: u64, s: usize, k: u32, step: usize) -> bool {
+        debug_assert!(s == self.s && k == self.k && s <= 64 && step == self.word_step());
+        let (start, _) = self.block_start(reduce(hash, self.stride as u64) as usize);
+        let gen_ = Generation::new(self.head, s, k);
+        let slice_ones = &mut self.slice_ones[..if step == 1 { 0 } else { s }];
+        let (dup, new) = gen_.step(&mut self.words, slice_ones, start, hash, s, k, step);
+        self.ones += u64::from(new);
+        self.count += 1;
+        dup
+    }
+
+    /// [`step`](DuplicateFilter::step) of a blocked filter with `s = self.s` slices. A tiled
+    /// block in the last, partial tile takes the reference step too (its words are not `step`
+    /// apart).
+    #[inline(always)]
+    fn step_blocked_or_reference(&mut self, hash: u64, s: usize, k: u32, step: usize) -> bool {
+        let partial = || reduce(hash, self.stride as u64) as usize >= self.stride / TILE * TILE;
+        if self.count == self.g || s > 64 || (step != 1 && partial()) {
+            self.step_reference(hash)
+        } else {
+            self.step_blocked(hash, s, k, step)
+        }
+    }
+
+    /// A blocked filter's batch: the elements of each generation in one run
+    /// ([`Self::blocked_run`]), its step inlined and unrolled for `(k, l)` literal at the
+    /// paper's configurations (4, 3), (7, 5) and (8, 8) (other `k` with 7, 12 or 16 slices:
+    /// `k + l` literal), and each element's block prefetched [`PREFETCH_DISTANCE`] elements
+    /// ahead above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS). Interleaved (4, 3)
+    /// and (7, 5) get one copy of the run per head, so that the insertion's words and the
+    /// rotation to logical order are constants (`benches/apbf.rs`, (7, 5) at 256 MiB: 1.59
+    /// → 1.48× its limit loop). The step that ends a generation takes the reference step.
+    /// Same verdicts and state as [`step`](DuplicateFilter::step) element by element (tested).
+    ///
+    /// [`PREFETCH_DISTANCE`]: crate::PREFETCH_DISTANCE
+    fn blocked_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
+        match (self.k, self.l, self.tiled) {
+            (4, 3, false) => self.blocked_batch_with(hashes, out, 7, 4, 1, true),
+            (7, 5, false) => self.blocked_batch_with(hashes, out, 12, 7, 1, true),
+            (8, 8, false) => self.blocked_batch_with(hashes, out, 16, 8, 1, false),
+            (4, 3, true) => self.blocked_batch_with(hashes, out, 7, 4, TILE, false),
+            (7, 5, true) => self.blocked_batch_with(hashes, out, 12, 7, TILE, false),
+            (8, 8, true) => self.blocked_batch_with(hashes, out, 16, 8, TILE, false),
+            (k, _, tiled) => match (self.s, tiled) {
+                (7, false) => self.blocked_batch_with(hashes, out, 7, k, 1, false),
+                (12, false) => self.blocked_batch_with(hashes, out, 12, k, 1, false),
+                (16, false) => self.blocked_batch_with(hashes, out, 16, k, 1, false),
+                (s, _) => self.blocked_batch_with(hashes, out, s, k, self.word_step(), false),
+            },
+        }
+    }
+
+    /// [`Self::blocked_batch`] with `s`, `k`, `step` as for [`Self::step_blocked`], and
+    /// `by_head`: a copy of the run per head for `(k, l)` = (4, 3) and (7, 5).
+    #[inline(always)]
+    fn blocked_batch_with(
+        &mut self,
+        hashes: &[u64],
+        out: &mut [bool],
+        s: usize,
+        k: u32,
+        step: usize,
+        by_head: bool,
+    ) {
+        assert!(out.len() >= hashes.len(), "output buffer too short");
+        let ahead = if self.memory_bits() > crate::PREFETCH_ABOVE_BITS {
+            crate::PREFETCH_DISTANCE
+        } else {
+            0
+        };
+        for &h in hashes.iter().take(ahead) {
+            self.prefetch(h);
+        }
+        let mut i = 0;
+        while i < hashes.len() {
+            if self.count < self.g && s <= 64 {
+                // The rest of the generation, or of the batch, in one run.
+                let end = hashes.len().min(i + (self.g - self.count) as usize);
+                let r = i..end;
+                // The head a literal too for the paper's two configurations, interleaved: the
+                // insertion's words and the rotation to logical order are then constants.
+                i = match (by_head, s, k) {
+                    (true, 7, 4) => literal!(self.head, [0 1 2 3 4 5 6], |h| {
+                        self.blocked_run(hashes, out, r, ahead, s, k, step, h)
+                    }),
+                    (true, 12, 7) => literal!(self.head, [0 1 2 3 4 5 6 7 8 9 10 11], |h| {
+                        self.blocked_run(hashes, out, r, ahead, s, k, step, h)
+                    }),
+                    _ => self.blocked_run(hashes, out, r, ahead, s, k, step, self.head),
+                };
+                if i == end {
+                    continue;
+                }
+            }
+            // A shift due, more than 64 slices, or a block of a tiled filter's partial tile.
+            if ahead > 0
+                && let Some(&a) = hashes.get(i + ahead)
+            {
+                self.prefetch(a);
+            }
+            out[i] = self.step_reference(hashes[i]);
+            i += 1;
+        }
+    }
+
+    /// Steps elements `range` of `hashes` within the current generation (`range` no longer
+    /// than what is left of it), prefetching `ahead` elements ahead (0: none), with the
+    /// filter's fields held in locals across elements. Returns where it stopped: the end, or
+    /// an element whose block lies in a tiled filter's partial tile (not stepped; its
+    /// prefetch is issued).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn blocked_run(
+        &mut self,
+        hashes: &[u64],
+        out: &mut [bool],
+        range: std::ops::Range<usize>,
+        ahead: usize,
+        s: usize,
+        k: u32,
+        step: usize,
+        head: usize,
+    ) -> usize {
+        debug_assert!(s == self.s && k == self.k && s <= 64 && step == self.word_step());
+        debug_assert_eq!(head, self.head);
+        let gen_ = Generation::new(head, s, k);
+        let (base, stride, tiled) = (self.base, self.stride, step != 1);
+        let full = stride / TILE * TILE;
+        let words = &mut self.words[..];
+        let slice_ones = &mut self.slice_ones[..if step == 1 { 0 } else { s }];
+        let (mut new, first) = (0u64, range.start);
+        let mut i = range.start;
+        while i < range.end {
+            let hash = hashes[i];
+            if ahead > 0
+                && let Some(&a) = hashes.get(i + ahead)
+            {
+                prefetch_block(words, base, stride, s, tiled, a);
+            }
+            let block = reduce(hash, stride as u64) as usize;
+            if step != 1 && block >= full {
+                break;
+            }
+            let (start, _) = block_start(base, stride, s, step != 1, block);
+            let (dup, n) = gen_.step(words, slice_ones, start, hash, s, k, step);
+            new += u64::from(n);
+            out[i] = dup;
+            i += 1;
+        }
+        self.ones += new;
+        self.count += (i - first) as u64;
+        i
+    }
+}
+
+/// `$body` with `$h` bound to the value of `$x`, a literal for each value listed (one copy of
+/// `$body` per value, each compiled with its constant), the value itself otherwise.
+macro_rules! literal {
+    ($x:expr, [$($v:literal)*], |$h:ident| $body:expr) => {
+        match $x {
+            $($v => {
+                let $h: usize = $v;
+                $body
+            })*
+            $h => $body,
+        }
+    };
+}
+use literal;
+
+/// A blocked step's constants for one generation (its head).
+#[derive(Clone, Copy)]
+struct Generation {
+    /// The `k` newest positions in physical order.
+    ins: u64,
+    /// `s − head`: the rotation from physical to logical order.
+    back: usize,
+}
+
+impl Generation {
+    #[inline(always)]
+    fn new(head: usize, s: usize, k: u32) -> Self {
         let all = u64::MAX >> (64 - s);
         let newest = u64::MAX >> (64 - k);
-        // The k newest positions in physical order.
-        let ins = rotate_left(newest, head, s, all);
-        let (start, _) = self.block_start(block);
-        let words = &mut self.words[start..start + (s - 1) * step + 1];
-        let slice_ones = &mut self.slice_ones[..if step == 1 { 0 } else { s }];
+        Self {
+            ins: rotate_left(newest, head, s, all),
+            back: s - head,
+        }
+    }
+
+    /// One step on the block whose slice-0 word is `words[start]`, its slices' words `step`
+    /// apart: each word's bit for the element is read into a mask (physical order) and, in
+    /// the `k` newest slices, set in the same store; the mask is rotated into logical order
+    /// (bit `i` = position `i`) and the query is a run of `k` ones in it, found without
+    /// branches. Returns the verdict and the number of the insertion's bits that were clear.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn step(
+        self,
+        words: &mut [u64],
+        slice_ones: &mut [u64],
+        start: usize,
+        hash: u64,
+        s: usize,
+        k: u32,
+        step: usize,
+    ) -> (bool, u32) {
+        let words = &mut words[start..start + (s - 1) * step + 1];
         let mut phys_bits = 0u64;
+        let mut hits = 0u32;
         for (c, chunk_words) in words.chunks_mut(10 * step).enumerate() {
             // Six independent bits per slice, ten slices per 64-bit mix (see `locate`).
             let mut chunk = rehash(hash, BLOCK_SALT ^ c as u64);
-            let set = ins >> (c * 10);
+            let set = self.ins >> (c * 10);
             for (t, w) in chunk_words.iter_mut().step_by(step).enumerate() {
                 let i = chunk & 63;
                 chunk >>= 6;
@@ -754,69 +941,56 @@ impl Apbf {
                 // clean); which they are changes once a generation, so the branch predicts.
                 if set >> t & 1 == 1 {
                     *w = old | 1 << i;
+                    hits += bit as u32;
                     if step != 1 {
                         slice_ones[c * 10 + t] += 1 - bit;
                     }
                 }
             }
         }
-        let logical = rotate_left(phys_bits, s - head, s, all);
-        self.ones += u64::from(k - (logical & newest).count_ones());
-        self.count += 1;
-        has_run(logical, k)
+        let all = u64::MAX >> (64 - s);
+        let logical = rotate_left(phys_bits, self.back, s, all);
+        (has_run(logical, k), k - hits)
     }
+}
 
-    /// [`step`](DuplicateFilter::step) of a blocked filter with `s = self.s` slices. A tiled
-    /// block in the last, partial tile takes the reference step too (its words are not `step`
-    /// apart).
-    #[inline(always)]
-    fn step_blocked_or_reference(&mut self, hash: u64, s: usize, step: usize) -> bool {
-        let partial = || reduce(hash, self.stride as u64) as usize >= self.stride / TILE * TILE;
-        if self.count == self.g || s > 64 || (step != 1 && partial()) {
-            self.step_reference(hash)
+/// [`Apbf::block_start`] of a filter with these fields.
+#[inline(always)]
+fn block_start(base: usize, stride: usize, s: usize, tiled: bool, b: usize) -> (usize, usize) {
+    let full = stride / TILE * TILE;
+    if !tiled {
+        (base + b * s, 1)
+    } else if b < full {
+        (base + b / TILE * TILE * s + b % TILE, TILE)
+    } else {
+        (base + full * s + (b - full), stride - full)
+    }
+}
+
+/// Prefetches the lines of the block of `hash` (see [`Apbf::prefetch`]).
+#[inline(always)]
+fn prefetch_block(words: &[u64], base: usize, stride: usize, s: usize, tiled: bool, hash: u64) {
+    let b = reduce(hash, stride as u64) as usize;
+    if tiled {
+        // One line per slice.
+        let (start, step) = block_start(base, stride, s, tiled, b);
+        for t in 0..s {
+            crate::raw::prefetch_word(words, start + t * step);
+        }
+    } else {
+        // Every line of the block (lines start at `base` + multiples of 8). Blocks start at
+        // multiples of `s` words, at most `8 − gcd(s, 8)` words into a line: when that leaves
+        // them within two lines (`s` ≤ 10, or 12), their first and last words name them.
+        let first = base + b * s;
+        let last = first + s - 1;
+        if s + LINE_WORDS - (1 << s.trailing_zeros().min(3)) <= 2 * LINE_WORDS {
+            crate::raw::prefetch_word(words, first);
+            crate::raw::prefetch_word(words, last);
         } else {
-            self.step_blocked(hash, s, step)
-        }
-    }
-
-    /// A blocked filter's batch: the step inlined into the loop, unrolled for the slice
-    /// counts of the paper's configurations (7 = (4, 3), 12 = (7, 5), 16 = (8, 8)), and each
-    /// element's block prefetched [`PREFETCH_DISTANCE`] elements ahead above
-    /// [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS) (in cache the prefetches cost
-    /// 1.9 ns of 17.7 per element at 64 Kbit).
-    /// Same verdicts and state as [`step`](DuplicateFilter::step) element by element (tested).
-    ///
-    /// [`PREFETCH_DISTANCE`]: crate::PREFETCH_DISTANCE
-    fn blocked_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
-        match (self.s, self.tiled) {
-            (7, false) => self.blocked_batch_with(hashes, out, 7, 1),
-            (12, false) => self.blocked_batch_with(hashes, out, 12, 1),
-            (16, false) => self.blocked_batch_with(hashes, out, 16, 1),
-            (7, true) => self.blocked_batch_with(hashes, out, 7, TILE),
-            (12, true) => self.blocked_batch_with(hashes, out, 12, TILE),
-            (16, true) => self.blocked_batch_with(hashes, out, 16, TILE),
-            (s, _) => self.blocked_batch_with(hashes, out, s, self.word_step()),
-        }
-    }
-
-    #[inline(always)]
-    fn blocked_batch_with(&mut self, hashes: &[u64], out: &mut [bool], s: usize, step: usize) {
-        assert!(out.len() >= hashes.len(), "output buffer too short");
-        const AHEAD: usize = crate::PREFETCH_DISTANCE;
-        if self.memory_bits() <= crate::PREFETCH_ABOVE_BITS {
-            for (o, &h) in out.iter_mut().zip(hashes) {
-                *o = self.step_blocked_or_reference(h, s, step);
+            for w in (first..last).step_by(LINE_WORDS) {
+                crate::raw::prefetch_word(words, w);
             }
-            return;
-        }
-        for &h in hashes.iter().take(AHEAD) {
-            self.prefetch(h);
-        }
-        for (i, &h) in hashes.iter().enumerate() {
-            if let Some(&ahead) = hashes.get(i + AHEAD) {
-                self.prefetch(ahead);
-            }
-            out[i] = self.step_blocked_or_reference(h, s, step);
+            crate::raw::prefetch_word(words, last);
         }
     }
 }
@@ -841,7 +1015,7 @@ impl DuplicateFilter for Apbf {
             Layout::Plain => self.step_plain(hash),
             Layout::Blocked => {
                 let step = self.word_step();
-                self.step_blocked_or_reference(hash, self.s, step)
+                self.step_blocked_or_reference(hash, self.s, self.k, step)
             }
         }
     }
@@ -856,27 +1030,21 @@ impl DuplicateFilter for Apbf {
                     crate::raw::prefetch_word(&self.words, w);
                 }
             }
-            Layout::Blocked if self.tiled => {
-                // One line per slice.
-                let (start, step) = self.block_start(reduce(hash, self.stride as u64) as usize);
-                for t in 0..self.s {
-                    crate::raw::prefetch_word(&self.words, start + t * step);
-                }
-            }
             Layout::Blocked => {
-                // Every line of the block, once (lines start at `self.base` + multiples of 8).
-                let first = reduce(hash, self.stride as u64) as usize * self.s;
-                let last = first + self.s - 1;
-                for line in first / LINE_WORDS..=last / LINE_WORDS {
-                    crate::raw::prefetch_word(&self.words, self.base + line * LINE_WORDS);
-                }
+                prefetch_block(
+                    &self.words,
+                    self.base,
+                    self.stride,
+                    self.s,
+                    self.tiled,
+                    hash,
+                );
             }
         }
     }
 
     /// Plain: prefetches only above [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS).
-    /// Blocked: the step inlined and unrolled for 7, 12 and 16 slices, prefetching above
-    /// [`PREFETCH_ABOVE_BITS`](crate::PREFETCH_ABOVE_BITS) only (see the module documentation).
+    /// Blocked: a run per generation, unrolled (see the module documentation).
     fn step_batch(&mut self, hashes: &[u64], out: &mut [bool]) {
         match self.layout {
             Layout::Plain => {
