@@ -74,6 +74,40 @@ fn values_are_blamed_on_their_own_key_and_line() {
             "holds more than 256 bits",
         ],
     );
+    // Skipping unfit sizes never drops a whole structure: one that fits at no size (here for
+    // want of `k`) is refused at its table, with the reason.
+    let f = write(
+        &dir,
+        "s.toml",
+        &format!(
+            "{HEAD}{UNIFORM}[grid]\nmemory = [\"8KB\"]\nunfit = \"skip\"\n[[algorithm]]\nname = \"bloom\"\n"
+        ),
+    );
+    refused(
+        &["check", &f],
+        &[
+            "s.toml:11: key `name`",
+            "fits at none of its memory sizes",
+            "`k`",
+        ],
+    );
+    // A size too large to build for measuring is refused, even where unfit cells are skipped.
+    let f = write(
+        &dir,
+        "t.toml",
+        &format!(
+            "{HEAD}{UNIFORM}[grid]\nmemory = [\"4GB\"]\nunfit = \"skip\"\nbudget = \"held\"\n[[algorithm]]\nname = \"bloom\"\nk = 2\n"
+        ),
+    );
+    refused(
+        &["check", &f],
+        &[
+            "t.toml:",
+            "key `budget`",
+            "bloom at 4096MB",
+            "budget = \"state\"",
+        ],
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -6,12 +6,17 @@ use super::expand::Algorithm;
 use crate::plan::error::{ConfigError, Source, mentioned_key};
 use crate::plan::heap::HeapMeter;
 use crate::plan::units::format_bits;
-use crate::plan::{Cell, Sizing, StructureSpec};
+use crate::plan::{BuildError, Cell, Sizing, StructureSpec};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// How many times [`held_fit`] builds a structure before it gives up.
 const HELD_FIT_TRIES: usize = 16;
+
+/// The most heap a structure built to measure it ([`held_fit`]) may be expected to hold:
+/// planning must not take the machine's memory. Above it the fixed part is far under 1 % of
+/// the size, and a budget of the state (`[grid] budget = "state"`) is as good.
+pub const HELD_TRIAL_MAX_BYTES: u64 = 1 << 30;
 
 /// The heap `spec` measurably holds once built within `bits` bits of state, in bits.
 fn held_bits(spec: &dyn StructureSpec, bits: u64) -> Result<u64, String> {
@@ -39,6 +44,19 @@ fn held_fit(spec: &dyn StructureSpec, budget: u64) -> Result<u64, String> {
     Err(format!(
         "it holds more than {budget} bits of heap at every state budget that fits in it ([grid] budget = \"held\")"
     ))
+}
+
+/// Why `spec` at `bits` is too large to be built to measure it ([`HELD_TRIAL_MAX_BYTES`]), if
+/// it is: an error even where unfit cells are skipped, since the structure may well fit.
+fn too_large_to_measure(spec: &dyn StructureSpec, bits: u64) -> Option<String> {
+    let expected = spec.heap_bytes_estimate(bits, 0);
+    (expected > HELD_TRIAL_MAX_BYTES).then(|| {
+        format!(
+            "[grid] budget = \"held\" measures a structure by building it, and this one would hold about {:.1} GiB, over the {} GiB such a trial may take; size it with budget = \"state\" (its fixed part is far under 1 % of so large a size)",
+            expected as f64 / f64::from(1u32 << 30),
+            HELD_TRIAL_MAX_BYTES >> 30
+        )
+    })
 }
 
 /// The bits of state a cell is built within: its scaled budget (`Sizing::State`), or the
@@ -69,6 +87,8 @@ pub fn cells(
     // Each structure's fit at each size, found once for all streams.
     let mut fits: HashMap<(usize, u64), Result<u64, String>> = HashMap::new();
     let mut skipped: Vec<(String, Vec<String>)> = Vec::new();
+    // Per structure: whether any of its cells fits.
+    let mut built = vec![false; algorithms.len()];
     // Parameters tied to the memory's size scale with it (`Structure::scaled_params`).
     let scaled: Vec<_> = algorithms
         .iter()
@@ -104,6 +124,12 @@ pub fn cells(
                         format!("{} is 0 bits at scale 1/{scale}", format_bits(mem)),
                     ));
                 }
+                if sizing == Sizing::Held
+                    && let Some(why) = too_large_to_measure(spec.as_ref(), bits)
+                {
+                    let msg = format!("{} at {}: {why}", spec.name(), format_bits(mem));
+                    return Err(src.at_table_key("grid", "budget", msg));
+                }
                 let fit = fits
                     .entry((i, bits))
                     .or_insert_with(|| build_bits(spec.as_ref(), bits, sizing));
@@ -137,7 +163,37 @@ pub fn cells(
                     budget_bits: build,
                     memory_nominal_bits: mem,
                 });
+                built[i] = true;
             }
+        }
+    }
+    // Skipping leaves out the sizes a structure does not fit, not a structure whose parameters
+    // are wrong: an `[[algorithm]]` table none of whose configurations fits anywhere is
+    // refused when its first one, sized to its state at the largest size it runs, is refused
+    // for a parameter.
+    for (i, a) in algorithms.iter().enumerate() {
+        let table = |j: &usize| algorithms[*j].span == a.span;
+        let first = (0..algorithms.len()).find(table) == Some(i);
+        if !first || (0..algorithms.len()).filter(table).any(|j| built[j]) {
+            continue;
+        }
+        let largest = match &a.only_memory {
+            Some(own) => own.iter().max(),
+            None => grid.iter().max(),
+        };
+        let Some(bits) = largest.map(|m| (m / scale).max(1)) else {
+            continue;
+        };
+        if let Err(e @ BuildError::Filter(dupstream_filters::Error::InvalidParameter { .. })) =
+            scaled[i].memory_bits_for(bits)
+        {
+            let e = e.to_string();
+            let msg = format!(
+                "{} fits at none of its memory sizes ([grid] unfit = \"skip\" leaves out sizes, not a structure whose parameters are refused): {e}",
+                a.config
+            );
+            let key = mentioned_key(&e, &a.keys).unwrap_or_else(|| "name".into());
+            return Err(src.at_key(a.span.clone(), &key, msg));
         }
     }
     let warnings = skipped
