@@ -333,7 +333,8 @@ impl State {
 /// `[[algorithm]]` parameters as keyword arguments: `Filter("bsbf", memory="64MB", k=2,
 /// seed=1)`. Built as a run builds the cell of that structure and memory size for replicate
 /// seed `seed` (the same budget, structure seed and key hash), so that `step` over a stream's
-/// keys gives the verdicts `raw.csv` counts. A bad name or parameter raises `ValueError` with
+/// keys gives the verdicts `raw.csv` counts. `memory` bounds the state (`[grid] budget =
+/// "state"`); a cell of a held-budget run is rebuilt from its `memory_bits_budget`. A bad name or parameter raises `ValueError` with
 /// the command line's message.
 #[pyclass(module = "dupstream", name = "Filter")]
 struct Filter {

@@ -268,10 +268,11 @@ fn memory_held_is_measured_and_the_same_at_any_thread_count() {
     assert!(finals.iter().all(|v| v.parse::<u64>().unwrap() > 0));
 }
 
-/// `[grid] budget = "held"`: the windowed structures of the leaderboard, at budgets where
-/// their fixed part is a large share, each hold at most their budget, measured, along the whole
-/// stream, built within a smaller state budget; a structure whose fixed part alone is over the
-/// smallest budget is left out with a warning.
+/// `[grid] budget = "held"`: the windowed structures of the leaderboard, and two whose held
+/// bits are several times their state (LRU buffering's index, the cuckoo's linked cells), at
+/// budgets where their fixed part is a large share, each hold at most their budget, measured,
+/// along the whole stream, built within a smaller state budget; a structure whose fixed part
+/// alone is over the smallest budget is left out with a warning.
 #[test]
 fn a_held_budget_bounds_what_every_structure_holds() {
     let dir = scratch("held-budget");
@@ -283,6 +284,8 @@ fn a_held_budget_bounds_what_every_structure_holds() {
         "aged_cuckoo",
         "timing_bloom",
         "sw_bf",
+        "lru_buffering",
+        "cuckoo",
     ];
     let algorithms = names
         .iter()
@@ -292,6 +295,9 @@ fn a_held_budget_bounds_what_every_structure_holds() {
                 match *n {
                     "bloom" => "k = 2\n",
                     "sbf" => "fps = 0.1\n",
+                    "lru_buffering" => "",
+                    // Its linked cells hold several times their fingerprints' bits.
+                    "cuckoo" => "f = 6\nb = 1\n",
                     _ => "window = 500\n",
                 }
             )

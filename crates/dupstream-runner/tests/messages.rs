@@ -74,8 +74,8 @@ fn values_are_blamed_on_their_own_key_and_line() {
             "holds more than 256 bits",
         ],
     );
-    // Skipping unfit sizes never drops a whole structure: one that fits at no size (here for
-    // want of `k`) is refused at its table, with the reason.
+    // Skipping unfit sizes does not drop a structure whose parameters are refused (here for
+    // want of `k`): it is refused at its table, with the reason.
     let f = write(
         &dir,
         "s.toml",

@@ -1654,7 +1654,8 @@ mod tests {
     /// A blocked batch (unrolled step, prefetches above `PREFETCH_ABOVE_BITS`) gives the
     /// verdicts and leaves the state of the straightforward query-then-insert, element by
     /// element: 2^17 elements of a stream with repeats, in uneven batches, for the unrolled
-    /// slice counts (7, 12, 16) and others (5, 64, 70: the fallback beyond 64 slices), in
+    /// configurations (4, 3), (7, 5), (8, 8), other `k` at their slice counts (7, 12, 16) and
+    /// other counts (5, 64, 70: the fallback beyond 64 slices), in
     /// cache and above the prefetch threshold, interleaved and tiled, with generations short
     /// enough to shift dozens to thousands of times.
     #[test]
@@ -1669,6 +1670,11 @@ mod tests {
             (2, 3, 300, 1 << 14),
             (60, 4, 400, 1 << 20),
             (3, 67, 200, 1 << 20),
+            // Other `k` at the literal slice counts 7, 12 and 16 (the fallback arm).
+            (5, 2, 400, 1 << 18),
+            (3, 9, 300, 1 << 18),
+            (10, 6, 300, 1 << 20),
+            (5, 2, 50, 1 << 20),
             // Tiled (`blocked_tiled`): generations short against the number of blocks.
             (4, 3, 200, 1 << 20),
             (7, 5, 500, 1 << 24),
@@ -1733,7 +1739,7 @@ mod tests {
                     .sum()
             );
         }
-        assert_eq!(storages, [8, 6], "interleaved and tiled cases");
+        assert_eq!(storages, [11, 7], "interleaved and tiled cases");
     }
 
     #[test]

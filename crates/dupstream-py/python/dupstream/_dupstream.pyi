@@ -18,7 +18,10 @@ class Filter:
     It is built as a run builds the cell of that structure at that memory size for replicate
     seed ``seed``: the same budget (``memory``: a size with its unit as the files write it, or
     a number of bits), the same structure seed, and the same key hash, so that ``step`` on a
-    stream's keys gives the verdicts the runner counts in ``raw.csv``. A bad name or parameter
+    stream's keys gives the verdicts the runner counts in ``raw.csv``. ``memory`` bounds the
+    structure's state, as ``[grid] budget = "state"`` does; to rebuild a cell of a run whose
+    budget bounds what is held (``budget = "held"``, the leaderboard's), pass its
+    ``memory_bits_budget`` from ``raw.csv`` as the number of bits. A bad name or parameter
     raises ``ValueError`` with the command line's one-line message; a wrong type of argument,
     ``TypeError``.
 

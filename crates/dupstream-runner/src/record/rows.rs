@@ -38,7 +38,9 @@ pub struct RawRow {
     pub memory: String,
     /// `memory_nominal_bits`: the nominal memory size in bits, before `--scale`.
     pub memory_nominal_bits: u64,
-    /// `memory_bits_budget`: the budget the structure was built with (nominal / scale).
+    /// `memory_bits_budget`: the bits of state the structure was built within: nominal /
+    /// scale, or under `[grid] budget = "held"` the largest state budget whose build holds at
+    /// most that.
     pub memory_bits_budget: u64,
     /// `memory_bits_used`: the bits the structure reports it uses (at most the budget).
     pub memory_bits_used: u64,

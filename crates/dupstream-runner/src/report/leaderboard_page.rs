@@ -163,8 +163,9 @@ pub fn rank(
         let (exp, rows) =
             super::load(&dir, registry).with_context(|| format!("reading {}", path.display()))?;
         let ns = super::cell_ns(&dir).with_context(|| format!("reading {}", path.display()))?;
-        // The published board (`--canonical`) refuses a run that breaks rule 3; a ranking of
-        // any other runs (a paper's sweeps of 16 settings, a user's) says so and goes on.
+        // The published board (`--canonical`) refuses a run that breaks rule 3, or whose sizes
+        // bound the state rather than what is held (rule 1); a ranking of any other runs (a
+        // paper's sweeps of 16 settings, a user's) says so and goes on.
         if let Err(e) = grids_of_at_most(&path, &rows).and(held_budget(&path, exp.sizing)) {
             if canonical_file.is_some() {
                 return Err(e);

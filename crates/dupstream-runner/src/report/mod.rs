@@ -116,8 +116,36 @@ pub fn load(dir: &ResultsDir, registry: &Registry) -> Result<(Experiment, Vec<Ra
 /// [`load`] without the check, for a directory whose files were just rewritten (`migrate`).
 pub fn load_unverified(dir: &ResultsDir, registry: &Registry) -> Result<(Experiment, Vec<RawRow>)> {
     let exp = crate::plan::load_recorded(&dir.join("run.toml"), registry)?;
-    let (rows, _) = with_derived(&exp, dir.read_raw()?);
+    let raw = dir.read_raw()?;
+    same_cells(&exp, &raw)?;
+    let (rows, _) = with_derived(&exp, raw);
     Ok((exp, rows))
+}
+
+/// Whether the rows of a run are the cells its experiment plans today: the same structure
+/// and memory size, built within the same state budget, at each cell number. Under held
+/// budgets (`[grid] budget = "held"`) the planner measures each structure, so a build of the
+/// structures that holds another amount plans other cells; their rows would be read as the
+/// wrong cells. Refused, naming the first cell that differs.
+fn same_cells(exp: &Experiment, rows: &[RawRow]) -> Result<()> {
+    for r in rows {
+        let planned = exp.cells.get(r.cell);
+        if planned.is_none_or(|c| {
+            (c.config.as_str(), c.memory_nominal_bits, c.budget_bits)
+                != (r.config(), r.memory_nominal_bits, r.memory_bits_budget)
+        }) {
+            let today = planned.map_or("no such cell".to_string(), |c| {
+                format!("`{}` within {} bits", c.config, c.budget_bits)
+            });
+            return Err(crate::plan::refuse(format!(
+                "cell {} ran `{}` within a state budget of {} bits, but its experiment plans {today} with this build of the structures; run it again",
+                r.cell,
+                r.config(),
+                r.memory_bits_budget
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Re-draws the charts of a finished results directory (every other file checked first, as by
@@ -131,4 +159,36 @@ pub fn redraw(dir: &ResultsDir, registry: &Registry) -> Result<Vec<PathBuf>> {
     let written = charts::draw(dir.path(), &exp, &rows, &reference, &ns)?;
     crate::record::update_commit(dir.path(), &written)?;
     Ok(written)
+}
+
+#[cfg(test)]
+mod same_cells_tests {
+    use super::*;
+    use crate::record::rows::test_row;
+
+    /// A run's rows are read only as the cells its experiment plans today: another state
+    /// budget (a build of the structures that holds another amount, under held budgets),
+    /// another structure or a cell number past the plan is refused, naming the cell.
+    #[test]
+    fn rows_sized_by_another_build_are_refused() {
+        let text = "name = \"t\"\ndescription = \"d\"\n[stream]\nkind = \"uniform\"\nn = 1000\ndistinct_fraction = 0.5\n[grid]\nmemory = [\"1KB\"]\n[[algorithm]]\nlabel = \"Bloom\"\nname = \"bloom\"\nk = 2\n";
+        let exp = crate::plan::parse_with(
+            std::path::Path::new("t.toml"),
+            text,
+            None,
+            &Registry::builtin(),
+        )
+        .unwrap();
+        let row = test_row("Bloom", 0, 0.1, 0.0);
+        assert!(same_cells(&exp, std::slice::from_ref(&row)).is_ok());
+        let mut other = row.clone();
+        other.memory_bits_budget = 8000;
+        let err = same_cells(&exp, &[other]).unwrap_err().to_string();
+        assert!(
+            err.contains("cell 0 ran `Bloom` within a state budget of 8000 bits"),
+            "{err}"
+        );
+        assert!(same_cells(&exp, &[test_row("Bloom", 1, 0.1, 0.0)]).is_err());
+        assert!(same_cells(&exp, &[test_row("SBF", 0, 0.1, 0.0)]).is_err());
+    }
 }

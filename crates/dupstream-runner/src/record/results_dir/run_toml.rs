@@ -2,7 +2,7 @@
 //! experiment file as it stands, and a replayed file's path made relative to the directory.
 
 use super::records::checksum;
-use crate::plan::Experiment;
+use crate::plan::{Experiment, Sizing};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 
@@ -209,9 +209,21 @@ fn relative_path(target: &Path, base: &Path) -> PathBuf {
 }
 
 /// A short, stable digest of the experiment as run ([`checksum`] of its `run.toml`), to tie
-/// results to their input: equal for the same file at the same scale.
+/// results to their input: equal for the same file at the same scale. Under held budgets
+/// (`[grid] budget = "held"`) each cell's state budget, which the planner measured, is part
+/// of it too: a build of the structures that holds another amount is another experiment, so
+/// a resumed or merged run never mixes cells sized by two builds.
 pub fn digest(exp: &Experiment) -> Result<String> {
-    Ok(checksum(run_toml(exp, None)?.as_bytes()))
+    let mut text = run_toml(exp, None)?;
+    if exp.sizing == Sizing::Held {
+        for c in &exp.cells {
+            text.push_str(&format!(
+                "# cell {} `{}` at {} bits: state budget {}\n",
+                c.index, c.config, c.memory_nominal_bits, c.budget_bits
+            ));
+        }
+    }
+    Ok(checksum(text.as_bytes()))
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@ use crate::plan::{BuildError, Cell, Sizing, StructureSpec};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// How many times [`held_fit`] builds a structure before it gives up.
-const HELD_FIT_TRIES: usize = 16;
+/// How many times [`held_fit`] builds a structure at most while it searches.
+const HELD_FIT_TRIES: usize = 48;
 
 /// The most heap a structure built to measure it ([`held_fit`]) may be expected to hold:
 /// planning must not take the machine's memory. Above it the fixed part is far under 1 % of
@@ -24,26 +24,81 @@ fn held_bits(spec: &dyn StructureSpec, bits: u64) -> Result<u64, String> {
     Ok(meter.peak_bits())
 }
 
-/// The largest state budget (found by building and measuring) at which `spec` holds at most
-/// `budget` bits of heap once built: its state plus its own value and whatever else it
-/// allocates. Starts at `budget` and takes off what the build held beyond it, until the build
-/// fits; an error when no state budget fits (the fixed part alone is over `budget`).
+/// The largest state budget at which `spec`, once built, holds at most `budget` bits of heap
+/// (its state plus its own value and whatever else it allocates), found by building it and
+/// measuring. A search between the largest state budget known to fit and the smallest known
+/// not to: each step moves the last one by what its build held beyond (or short of) the
+/// budget, or, when that leaves the interval, scales it by held against budget (a structure
+/// whose held bits are a multiple of its state), or else (and whenever a move would cut less
+/// than 1/16 of the interval off) halves the interval; a structure whose fixed part is
+/// constant lands on its fit in two or three builds. It stops on an
+/// exact fit, or once the interval is within 1/1024 of the budget. An error when nothing fits: the structure's
+/// smallest build holds more than `budget` (its fixed part alone).
 fn held_fit(spec: &dyn StructureSpec, budget: u64) -> Result<u64, String> {
-    let mut bits = budget;
-    for _ in 0..HELD_FIT_TRIES {
-        spec.memory_bits_for(bits).map_err(|e| e.to_string())?;
-        let held = held_bits(spec, bits)?;
-        if held <= budget {
-            return Ok(bits);
+    spec.memory_bits_for(budget).map_err(|e| e.to_string())?;
+    let held = held_bits(spec, budget)?;
+    if held <= budget {
+        return Ok(budget);
+    }
+    let tolerance = (budget >> 10).max(1);
+    // `lo` fits (0: none known), `hi` does not; `least`: the smallest build's held bits.
+    let (mut lo, mut hi, mut least) = (0u64, budget, (held, budget));
+    let mut next = [
+        budget.saturating_sub(held - budget),
+        scaled(budget, budget, held),
+    ];
+    for step in 0..HELD_FIT_TRIES {
+        if hi - lo <= tolerance {
+            break;
         }
-        match bits.checked_sub(held - budget) {
-            Some(b) if b > 0 => bits = b,
-            _ => break,
+        // After the first step a move must cut at least 1/16 of the interval off, so that a
+        // structure whose held bits rise in steps is not crept towards a bit at a time.
+        let margin = if step == 0 {
+            1
+        } else {
+            ((hi - lo) / 16).max(1)
+        };
+        let bits = next
+            .into_iter()
+            .find(|&b| b >= lo + margin && b + margin <= hi)
+            .unwrap_or(lo + (hi - lo) / 2);
+        // A state budget the structure refuses is too small (every larger one was accepted).
+        let held = match spec.memory_bits_for(bits) {
+            Ok(_) => Some(held_bits(spec, bits)?),
+            Err(_) => None,
+        };
+        match held {
+            Some(h) if h <= budget => {
+                lo = bits;
+                if h == budget {
+                    break;
+                }
+                next = [bits + (budget - h), scaled(bits, budget, h)];
+            }
+            Some(h) => {
+                hi = bits;
+                least = least.min((h, bits));
+                next = [bits.saturating_sub(h - budget), scaled(bits, budget, h)];
+            }
+            None => {
+                hi = bits;
+                next = [0, 0];
+            }
         }
     }
+    if lo > 0 {
+        return Ok(lo);
+    }
     Err(format!(
-        "it holds more than {budget} bits of heap at every state budget that fits in it ([grid] budget = \"held\")"
+        "it holds more than {budget} bits of heap at every state budget it can be built within: {} bits within a state budget of {} ([grid] budget = \"held\")",
+        least.0, least.1
     ))
+}
+
+/// `bits · budget / held`, rounded down: a state budget scaled by how far its build's held
+/// bits were from the budget.
+fn scaled(bits: u64, budget: u64, held: u64) -> u64 {
+    (u128::from(bits) * u128::from(budget) / u128::from(held.max(1))) as u64
 }
 
 /// Why `spec` at `bits` is too large to be built to measure it ([`HELD_TRIAL_MAX_BYTES`]), if
@@ -171,6 +226,7 @@ pub fn cells(
     // are wrong: an `[[algorithm]]` table none of whose configurations fits anywhere is
     // refused when its first one, sized to its state at the largest size it runs, is refused
     // for a parameter.
+    let mut empty = Vec::new();
     for (i, a) in algorithms.iter().enumerate() {
         let table = |j: &usize| algorithms[*j].span == a.span;
         let first = (0..algorithms.len()).find(table) == Some(i);
@@ -195,6 +251,12 @@ pub fn cells(
             let key = mentioned_key(&e, &a.keys).unwrap_or_else(|| "name".into());
             return Err(src.at_key(a.span.clone(), &key, msg));
         }
+        empty.push(format!(
+            "{}:{}: `{}` fits at none of its memory sizes: this run leaves it out entirely",
+            src.file.display(),
+            crate::plan::error::line_of(src.text, a.span.start),
+            a.label
+        ));
     }
     let warnings = skipped
         .into_iter()
@@ -205,6 +267,7 @@ pub fn cells(
                 sizes.join(", ")
             )
         })
+        .chain(empty)
         .collect();
     Ok((cells, warnings))
 }
@@ -223,14 +286,28 @@ mod tests {
             .collect()
     }
 
-    /// Sized to what it holds, every structure that fits holds at most its budget, measured,
-    /// within a state budget no larger; a Bloom filter, whose state grows by words, within a
-    /// word of it.
+    /// Sized to what it holds, every structure holds at most its budget, measured, within a
+    /// state budget no larger, and no state budget that fits is missed: wherever some power
+    /// of two from 2^6 bits up builds within the budget, the fit is at least as large (the
+    /// structures whose held bits are several times their state included: LRU buffering's
+    /// index, the cuckoo's linked cells); a Bloom filter, whose state grows by words, holds
+    /// within a word of the budget.
     #[test]
     fn held_sizing_keeps_every_structure_within_its_budget() {
         for spec in specs() {
             for budget in [1u64 << 13, 100_000, 1 << 20] {
-                let Ok(bits) = held_fit(spec.as_ref(), budget) else {
+                let fitting = (6..=20)
+                    .map(|e| 1u64 << e)
+                    .filter(|&b| b <= budget && spec.memory_bits_for(b).is_ok())
+                    .filter(|&b| held_bits(spec.as_ref(), b).is_ok_and(|h| h <= budget))
+                    .max();
+                let fit = held_fit(spec.as_ref(), budget);
+                let Ok(bits) = fit else {
+                    assert!(
+                        fitting.is_none(),
+                        "{} at {budget}: no fit found, but {fitting:?} bits fit: {fit:?}",
+                        spec.name()
+                    );
                     continue;
                 };
                 let held = held_bits(spec.as_ref(), bits).unwrap();
@@ -239,7 +316,11 @@ mod tests {
                     "{} at {budget}: built within {bits} bits, holds {held}",
                     spec.name()
                 );
-                // A Bloom filter's state is whole words: its fit is within a word of the budget.
+                assert!(
+                    fitting.is_none_or(|f| bits >= f),
+                    "{} at {budget}: fit {bits} bits, but {fitting:?} fit",
+                    spec.name()
+                );
                 if spec.name() == "bloom" {
                     assert!(held + 64 > budget, "bloom at {budget}: holds only {held}");
                 }
