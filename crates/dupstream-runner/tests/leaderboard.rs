@@ -16,6 +16,7 @@ seed = 1
 [grid]
 memory = ["8KB", "32KB"]
 seeds = [7, 8, 9]
+budget = "held"
 
 [[algorithm]]
 label = "Bloom"

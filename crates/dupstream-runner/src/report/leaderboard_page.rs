@@ -165,8 +165,13 @@ pub fn rank(
         let ns = super::cell_ns(&dir).with_context(|| format!("reading {}", path.display()))?;
         // The published board (`--canonical`) refuses a run that breaks rule 3, or whose sizes
         // bound the state rather than what is held (rule 1); a ranking of any other runs (a
-        // paper's sweeps of 16 settings, a user's) says so and goes on.
-        if let Err(e) = grids_of_at_most(&path, &rows).and(held_budget(&path, exp.sizing)) {
+        // paper's sweeps of 16 settings, a user's) says so for rule 3 and goes on (a paper's
+        // runs are sized to state, as the papers are, and ranking them is no board).
+        let rule_1 = match canonical_file {
+            Some(_) => held_budget(&path, exp.sizing),
+            None => Ok(()),
+        };
+        if let Err(e) = grids_of_at_most(&path, &rows).and(rule_1) {
             if canonical_file.is_some() {
                 return Err(e);
             }

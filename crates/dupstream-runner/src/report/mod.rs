@@ -123,16 +123,22 @@ pub fn load_unverified(dir: &ResultsDir, registry: &Registry) -> Result<(Experim
 }
 
 /// Whether the rows of a run are the cells its experiment plans today: the same structure
-/// and memory size, built within the same state budget, at each cell number. Under held
+/// (by its registry name) and memory size, built within the same state budget, at each cell
+/// number. Under held
 /// budgets (`[grid] budget = "held"`) the planner measures each structure, so a build of the
 /// structures that holds another amount plans other cells; their rows would be read as the
 /// wrong cells. Refused, naming the first cell that differs.
 fn same_cells(exp: &Experiment, rows: &[RawRow]) -> Result<()> {
     for r in rows {
         let planned = exp.cells.get(r.cell);
+        // The structure by its registry name: older files name configurations otherwise.
         if planned.is_none_or(|c| {
-            (c.config.as_str(), c.memory_nominal_bits, c.budget_bits)
-                != (r.config(), r.memory_nominal_bits, r.memory_bits_budget)
+            (c.filter.name(), c.memory_nominal_bits, c.budget_bits)
+                != (
+                    r.algorithm.as_str(),
+                    r.memory_nominal_bits,
+                    r.memory_bits_budget,
+                )
         }) {
             let today = planned.map_or("no such cell".to_string(), |c| {
                 format!("`{}` within {} bits", c.config, c.budget_bits)
@@ -180,6 +186,7 @@ mod same_cells_tests {
         )
         .unwrap();
         let row = test_row("Bloom", 0, 0.1, 0.0);
+        assert_eq!(row.algorithm, "bloom");
         assert!(same_cells(&exp, std::slice::from_ref(&row)).is_ok());
         let mut other = row.clone();
         other.memory_bits_budget = 8000;

@@ -114,9 +114,14 @@ mod tests {
             c.iter().map(|c| c.label.as_str()).collect::<Vec<_>>(),
             ["bloom"]
         );
-        assert_eq!(warnings.len(), 1);
+        // The size it is left out at, and that it is left out of the run entirely.
+        assert_eq!(warnings.len(), 2);
         assert!(
             warnings[0].contains("`lru_buffering` cannot be built at 1KB"),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[1].contains("a.toml:8: `lru_buffering` fits at none of its memory sizes"),
             "{warnings:?}"
         );
     }
