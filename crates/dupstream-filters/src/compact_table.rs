@@ -32,8 +32,10 @@
 //! pass, each kept entry to its canonical slot. Nothing is allocated after construction.
 //! Memory: `C·(r + v + 2)` bits in one packed array (plus one spare host word, padding).
 
-use crate::bits::PackedArray;
 use crate::error::{Error, Result, ensure};
+use crate::raw;
+use dupstream_core::CapacityError;
+use dupstream_core::error::words_for_bits;
 
 /// The fingerprint width a structure's parameters give: `fingerprint_bits` (1 to 57), or the
 /// width `for_fpr` derives from a target `fpr` in (0, 1) (at most 57), or, with neither, `None`
@@ -100,6 +102,68 @@ pub(crate) fn grow_slots(
 const OCCUPIED: u64 = 1;
 const RUN_START: u64 = 2;
 
+/// The slots: `C` cells of `width ≤ 57` bits in a little-endian bit string, as
+/// [`crate::bits::PackedArray`] lays them out, read and written without a branch on whether a
+/// cell straddles two words (a cluster walk reads one slot after another, and about a third of
+/// them straddle: the branch was mispredicted often). Always two words: the spare one at the
+/// end keeps the second in bounds.
+#[derive(Debug, Clone)]
+struct Slots {
+    words: Vec<u64>,
+    len: u64,
+    width: u32,
+    mask: u64,
+}
+
+impl Slots {
+    fn new(structure: &'static str, len: u64, width: u32) -> Result<Self> {
+        debug_assert!((1..=57).contains(&width));
+        let bits = len.checked_mul(u64::from(width)).ok_or(CapacityError {
+            structure,
+            bits: u64::MAX,
+        })?;
+        Ok(Self {
+            words: raw::zeroed_words(words_for_bits(structure, bits)? + 1),
+            len,
+            width,
+            mask: (1u64 << width) - 1,
+        })
+    }
+
+    fn state_bits(&self) -> u64 {
+        self.len * u64::from(self.width)
+    }
+
+    #[inline(always)]
+    fn get(&self, i: u64) -> u64 {
+        debug_assert!(i < self.len);
+        let bit = i * u64::from(self.width);
+        let w = (bit >> 6) as usize;
+        let off = (bit & 63) as u32;
+        let (a, b) = (self.words[w], self.words[w + 1]);
+        // `b`'s bits above position `64 − off`, shifted in two steps so `off = 0` gives none.
+        ((a >> off) | ((b << 1) << (63 - off))) & self.mask
+    }
+
+    #[inline(always)]
+    fn set(&mut self, i: u64, v: u64) {
+        debug_assert!(i < self.len);
+        let v = v & self.mask;
+        let bit = i * u64::from(self.width);
+        let w = (bit >> 6) as usize;
+        let off = (bit & 63) as u32;
+        let (a, b) = (self.words[w], self.words[w + 1]);
+        self.words[w] = (a & !(self.mask << off)) | (v << off);
+        // The part of the cell in the next word (none when it does not straddle).
+        self.words[w + 1] = (b & !((self.mask >> 1) >> (63 - off))) | ((v >> 1) >> (63 - off));
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, i: u64) {
+        raw::prefetch_word(&self.words, ((i * u64::from(self.width)) >> 6) as usize);
+    }
+}
+
 /// Where a fingerprint is stored, or would be inserted ([`QuotientTable::locate`]): its
 /// entry's slot if stored, else the slot its insertion takes; and its value (0 if not stored)
 /// with three flags in `bits` (two words, returned in registers).
@@ -142,7 +206,7 @@ impl Spot {
 /// The quotient table (see the module documentation).
 #[derive(Debug, Clone)]
 pub(crate) struct QuotientTable {
-    slots: PackedArray,
+    slots: Slots,
     c: u64,
     q: u32,
     r: u32,
@@ -167,7 +231,7 @@ impl QuotientTable {
         let q = quotient_bits(f, c);
         let r = f - q;
         Ok(Self {
-            slots: PackedArray::new(structure, c, r + v + 2)?,
+            slots: Slots::new(structure, c, r + v + 2)?,
             c,
             q,
             r,
@@ -561,6 +625,25 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
+        /// The slots hold what a `PackedArray` of the same width holds after the same writes
+        /// (every cell read back, so a write that spilled into a neighbour shows), for every
+        /// width and offset within a word.
+        #[test]
+        fn slots_equal_a_packed_array(width in 1u32..=57, len in 1u64..80,
+                                      writes in prop::collection::vec((0u64..80, any::<u64>()), 0..200)) {
+            let mut s = Slots::new("test", len, width).unwrap();
+            let mut p = crate::bits::PackedArray::new("test", len, width).unwrap();
+            prop_assert_eq!(s.state_bits(), p.state_bits());
+            for (i, v) in writes {
+                let i = i % len;
+                s.set(i, v);
+                p.set(i, v);
+            }
+            for i in 0..len {
+                prop_assert_eq!(s.get(i), p.get(i), "cell {}", i);
+            }
+        }
+
         /// Against a HashMap on random inserts, value updates, removals and sweeps, with small
         /// tables (long clusters, wrap-around) and fingerprint widths both below and above
         /// `log₂ C` (no remainder, and remainders): every fingerprint's value agrees.
