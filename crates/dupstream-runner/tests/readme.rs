@@ -51,10 +51,12 @@ fn the_first_two_commands_are_the_reproduction_and_the_tests() {
         lines[1], "cargo nextest run --workspace && cargo test --workspace --doc",
         "the README's second command must be the test command"
     );
+    // `set -e` does not stop on a failure left of `&&`: CI must exit on the command's status.
     let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();
     assert!(
-        ci.lines().any(|l| l.trim() == lines[1]),
-        ".ci/run must run the README's test command"
+        ci.lines()
+            .any(|l| l.trim() == format!("{} || exit 1", lines[1])),
+        ".ci/run must run the README's test command and exit when it fails"
     );
 }
 
