@@ -31,8 +31,8 @@ fn held_bits(spec: &dyn StructureSpec, bits: u64) -> Result<u64, String> {
 /// budget, or, when that leaves the interval, scales it by held against budget (a structure
 /// whose held bits are a multiple of its state), or else (and whenever a move would cut less
 /// than 1/16 of the interval off) halves the interval; a structure whose fixed part is
-/// constant lands on its fit in two or three builds. It stops on an
-/// exact fit, or once the interval is within 1/1024 of the budget. An error when nothing fits: the structure's
+/// constant lands on its fit in two or three builds. It stops on an exact fit, or once the
+/// interval is within 1/1024 of the budget. An error when nothing fits: the structure's
 /// smallest build holds more than `budget` (its fixed part alone).
 fn held_fit(spec: &dyn StructureSpec, budget: u64) -> Result<u64, String> {
     spec.memory_bits_for(budget).map_err(|e| e.to_string())?;
