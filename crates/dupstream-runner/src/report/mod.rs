@@ -124,10 +124,9 @@ pub fn load_unverified(dir: &ResultsDir, registry: &Registry) -> Result<(Experim
 
 /// Whether the rows of a run are the cells its experiment plans today: the same structure
 /// (by its registry name) and memory size, built within the same state budget, at each cell
-/// number. Under held
-/// budgets (`[grid] budget = "held"`) the planner measures each structure, so a build of the
-/// structures that holds another amount plans other cells; their rows would be read as the
-/// wrong cells. Refused, naming the first cell that differs.
+/// number. Under held budgets (`[grid] budget = "held"`) the planner measures each
+/// structure, so a build of the structures that holds another amount plans other cells;
+/// their rows would be read as the wrong cells. Refused, naming the first cell that differs.
 fn same_cells(exp: &Experiment, rows: &[RawRow]) -> Result<()> {
     for r in rows {
         let planned = exp.cells.get(r.cell);
