@@ -411,35 +411,45 @@ pub fn structure_window_seconds(
     Ok(())
 }
 
+/// A `[grid]` key that takes one of a few words: the value of the word given (the first
+/// choice's when the key is absent), or an error at the word naming the choices.
+fn one_of<T: Copy>(
+    src: Source<'_>,
+    key: &str,
+    given: Option<&Spanned<String>>,
+    choices: &[(&str, T)],
+) -> Result<T, ConfigError> {
+    let Some(v) = given else {
+        return Ok(choices[0].1);
+    };
+    match choices.iter().find(|(word, _)| *word == v.get_ref()) {
+        Some(&(_, value)) => Ok(value),
+        None => {
+            let words: Vec<String> = choices.iter().map(|(w, _)| format!("\"{w}\"")).collect();
+            Err(src.at_offset(
+                v.span().start,
+                &format!("grid.{key}"),
+                format!("`{}` is not one of {}", v.get_ref(), words.join(", ")),
+            ))
+        }
+    }
+}
+
 /// `[grid] unfit`: whether a structure that cannot be built at a memory size skips those
 /// cells (`"skip"`) or is an error (`"error"`, the default).
 pub fn skip_unfit(src: Source<'_>, unfit: Option<&Spanned<String>>) -> Result<bool, ConfigError> {
-    match unfit {
-        None => Ok(false),
-        Some(v) => match v.get_ref().as_str() {
-            "error" => Ok(false),
-            "skip" => Ok(true),
-            other => Err(src.at_offset(
-                v.span().start,
-                "grid.unfit",
-                format!("`{other}` is not one of \"error\", \"skip\""),
-            )),
-        },
-    }
+    one_of(src, "unfit", unfit, &[("error", false), ("skip", true)])
 }
 
 /// `[grid] budget`: what a memory size bounds, the structure's state (`"state"`, the default)
 /// or all the heap it holds (`"held"`).
 pub fn sizing(src: Source<'_>, budget: Option<&Spanned<String>>) -> Result<Sizing, ConfigError> {
-    match budget.map(|v| (v.get_ref().as_str(), v.span().start)) {
-        None | Some(("state", _)) => Ok(Sizing::State),
-        Some(("held", _)) => Ok(Sizing::Held),
-        Some((other, at)) => Err(src.at_offset(
-            at,
-            "grid.budget",
-            format!("`{other}` is not one of \"state\", \"held\""),
-        )),
-    }
+    one_of(
+        src,
+        "budget",
+        budget,
+        &[("state", Sizing::State), ("held", Sizing::Held)],
+    )
 }
 
 /// A warning naming the seeds `[grid] seeds` repeats: their replicates are identical.

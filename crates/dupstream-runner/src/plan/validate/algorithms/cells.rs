@@ -126,6 +126,13 @@ fn build_bits(spec: &dyn StructureSpec, bits: u64, sizing: Sizing) -> Result<u64
     }
 }
 
+/// A structure refused (`what`: which, and where) for `why`, at the key of its table that
+/// `why` names, else its `name`.
+fn refused(src: Source<'_>, a: &Algorithm, what: &str, why: &str) -> ConfigError {
+    let key = mentioned_key(why, &a.keys).unwrap_or_else(|| "name".into());
+    src.at_key(a.span.clone(), &key, format!("{what}: {why}"))
+}
+
 /// The cells: for each stream, memory size and structure (in that order), the structure
 /// checked at the scaled size. The sizes are the grid's, then those beyond it that an
 /// `[[algorithm]]`'s own `memory` names (ascending), run by those structures only.
@@ -200,11 +207,12 @@ pub fn cells(
                         continue;
                     }
                     Err(e) => {
-                        let name = spec.name();
-                        let msg =
-                            format!("{name} at {} (scaled: {bits} bits): {e}", format_bits(mem));
-                        let key = mentioned_key(e, &a.keys).unwrap_or_else(|| "name".into());
-                        return Err(src.at_key(a.span.clone(), &key, msg));
+                        let what = format!(
+                            "{} at {} (scaled: {bits} bits)",
+                            spec.name(),
+                            format_bits(mem)
+                        );
+                        return Err(refused(src, a, &what, e));
                     }
                 };
                 cells.push(Cell {
@@ -243,13 +251,11 @@ pub fn cells(
         if let Err(e @ BuildError::Filter(dupstream_filters::Error::InvalidParameter { .. })) =
             scaled[i].memory_bits_for(bits)
         {
-            let e = e.to_string();
-            let msg = format!(
-                "{} fits at none of its memory sizes ([grid] unfit = \"skip\" leaves out sizes, not a structure whose parameters are refused): {e}",
+            let what = format!(
+                "{} fits at none of its memory sizes ([grid] unfit = \"skip\" leaves out sizes, not a structure whose parameters are refused)",
                 a.config
             );
-            let key = mentioned_key(&e, &a.keys).unwrap_or_else(|| "name".into());
-            return Err(src.at_key(a.span.clone(), &key, msg));
+            return Err(refused(src, a, &what, &e.to_string()));
         }
         empty.push(format!(
             "{}:{}: `{}` fits at none of its memory sizes: this run leaves it out entirely",
